@@ -1,0 +1,30 @@
+"""Every test gets its own data and config directories and no proxy variables."""
+
+from __future__ import annotations
+
+import pytest
+
+PROXY_VARIABLES = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
+)
+
+
+@pytest.fixture(autouse=True)
+def clean_environ(tmp_path, monkeypatch):
+    """Point WHEREIN_HOME and XDG_CONFIG_HOME at tmp_path; drop proxies and WHEREIN_* vars."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("WHEREIN_") or name in PROXY_VARIABLES:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("WHEREIN_HOME", str(tmp_path / "wherein-home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    yield

@@ -1,0 +1,44 @@
+"""Shared test helpers: small repositories written on the fly and a deterministic embedder."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from wherein.embedding.base import EmbedderIdentity, normalize_rows
+from wherein.ranking.tokens import tokenize
+
+DIMENSION = 64
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Create `files` (relative path -> content) under `root`."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+class HashingEmbedder:
+    """A deterministic bag-of-tokens embedder for ranking unit tests (not the real model)."""
+
+    identity = EmbedderIdentity("test-hashing", "bag-of-tokens", DIMENSION)
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += 1
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for token in tokenize(text):
+                digest = hashlib.blake2b(token.encode(), digest_size=4).digest()
+                out[row, int.from_bytes(digest, "little") % DIMENSION] += 1.0
+        return normalize_rows(out)

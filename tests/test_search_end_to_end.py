@@ -1,0 +1,87 @@
+"""Index and search a small repository with the real default model, through the library."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import write_tree
+from wherein.config import load_settings
+from wherein.errors import UsageError
+from wherein.indexing import build_index
+from wherein.search import run_search
+
+REPO = {
+    "app/routing.py": (
+        "class Router:\n"
+        "    def add_route(self, path, handler):\n"
+        "        '''Register a handler for a URL path.'''\n"
+        "        self.routes[path] = handler\n"
+    ),
+    "app/retry.py": (
+        "def retry_with_backoff(call, attempts=3):\n"
+        "    '''Call again after a failure, waiting longer each time.'''\n"
+        "    for attempt in range(attempts):\n"
+        "        try:\n"
+        "            return call()\n"
+        "        except ConnectionError:\n"
+        "            sleep(2 ** attempt)\n"
+    ),
+    "app/cookies.py": "def parse_cookie(header):\n    return dict(p.split('=') for p in header)\n",
+    "README.md": "# Demo\n\nA tiny app used by the tests.\n",
+}
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return write_tree(tmp_path / "repo", REPO)
+
+
+def test_index_then_search_finds_the_handler_with_the_real_model(repo):
+    settings = load_settings(repo)
+    summary = build_index(repo, settings)
+    assert summary.report.files_seen == 4
+    assert summary.chunks_embedded >= 4
+    result = run_search("wait longer after a failure and try again", workspace=repo,
+                        settings=settings)  # fmt: skip
+    assert result.hits[0].path == "app/retry.py"
+    assert result.hits[0].similarity is not None
+    assert result.pending_chunks == 0
+    payload = result.to_json()
+    assert set(payload) == {"query", "workspace", "scope", "results", "pending", "warnings",
+                            "usage"}  # fmt: skip
+
+
+def test_symbol_query_puts_the_definition_first(repo):
+    settings = load_settings(repo)
+    build_index(repo, settings)
+    result = run_search("parse_cookie", workspace=repo, settings=settings)
+    assert result.hits[0].path == "app/cookies.py"
+    assert "parse_cookie" in result.hits[0].symbols
+
+
+def test_search_without_index_builds_it_within_budget(repo):
+    settings = load_settings(repo)
+    result = run_search("register a handler for a path", workspace=repo, settings=settings,
+                        cold_budget_s=0.0)  # fmt: skip
+    # Nothing was embedded in a zero budget: keywords answer and the pending work is reported.
+    assert result.hits and result.hits[0].path == "app/routing.py"
+    assert result.pending_chunks > 0
+    assert result.hits[0].similarity is None
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n\t"])
+def test_empty_query_is_a_usage_error(repo, query):
+    with pytest.raises(UsageError, match="empty"):
+        run_search(query, workspace=repo, settings=load_settings(repo))
+
+
+@pytest.mark.parametrize("limit", [0, -3, 10_000])
+def test_bad_limit_is_a_usage_error(repo, limit):
+    with pytest.raises(UsageError, match="limit"):
+        run_search("router", workspace=repo, settings=load_settings(repo), limit=limit)
+
+
+def test_huge_query_is_cut_with_a_warning(repo):
+    result = run_search("route " * 20_000, workspace=repo, settings=load_settings(repo),
+                        cold_budget_s=0.0)  # fmt: skip
+    assert any("cut" in w for w in result.warnings)

@@ -1,0 +1,277 @@
+"""Cut a source file into chunks along its structure.
+
+Code is parsed with tree-sitter and cut at top-level declarations. Small
+neighbours are merged up to a size bound (the chunk is labelled with all their
+names: for a small file that label is the module's only description). A large
+declaration is split at its nested children, each part remembering the
+enclosing header line(s) so an excerpt stays oriented. Markdown is cut at its
+headings; any other text falls back to windows of lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from wherein.chunking.languages import definition_query, language_for, parser_for
+
+__all__ = ["Chunk", "chunk_source"]
+
+# A chunk is meant to be read whole: the default excerpt shows 40 lines.
+MAX_CHUNK_LINES = 40
+# Long lines make few lines heavy; ~2,400 characters is about 600 tokens.
+MAX_CHUNK_CHARS = 2400
+# Neighbours merge only while the merged chunk stays this small, so one vector
+# does not have to describe many unrelated declarations.
+MERGE_TARGET_LINES = 24
+MAX_HEADER_LINES = 3
+MAX_SYMBOLS = 16
+WINDOW_LINES = 30
+# A body is the child holding at least this share of its parent's lines.
+BODY_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A slice of one file: 1-based inclusive lines, the names declared in it, its text."""
+
+    start_line: int
+    end_line: int
+    symbols: tuple[str, ...]
+    kind: str  # "code" | "markdown" | "text"
+    text: str
+    header: str = ""  # enclosing declaration line(s) when the chunk is part of a split one
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int  # 0-based rows, inclusive
+    end: int
+    header_rows: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Definition:
+    row: int
+    qualified: str
+    depth: int
+
+
+def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
+    """Chunk one file's text. Returns the language label and the chunks in file order."""
+    lines = _split_lines(text)
+    if not lines:
+        return language_for(path) or "text", []
+    language = language_for(path)
+    if language == "markdown":
+        return language, _build(lines, _markdown_spans(lines), (), "markdown")
+    parser = parser_for(language) if language else None
+    if parser is None:
+        return language or "text", _build(lines, _windows(lines, 0, len(lines) - 1), (), "text")
+    tree = parser.parse(text.encode("utf-8", errors="surrogatepass"))
+    definitions = _definitions(tree.root_node, language)
+    cutter = _Cutter(lines)
+    spans = cutter.group(_units(tree.root_node, len(lines)), ())
+    return language, _build(lines, spans, definitions, "code")
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines as tree-sitter counts rows: split on '\\n' only."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _end_row(node) -> int:
+    end = node.end_point
+    if end.column == 0 and end.row > node.start_point.row:
+        return end.row - 1
+    return end.row
+
+
+def _units(parent, line_count: int) -> list[tuple[int, int, object]]:
+    """The parent's named children as row spans, comments attached to what follows."""
+    units: list[list] = []
+    pending_comment: list | None = None
+    for child in parent.named_children:
+        start, end = child.start_point.row, min(_end_row(child), line_count - 1)
+        if units and start <= units[-1][1]:  # shares a line with the previous unit
+            units[-1][1] = max(units[-1][1], end)
+            units[-1][2] = None
+            continue
+        unit = [start, end, child]
+        if pending_comment is not None and start <= pending_comment[1] + 1:
+            unit[0] = pending_comment[0]
+            unit[2] = child
+            units[-1] = unit
+        else:
+            units.append(unit)
+        pending_comment = unit if "comment" in child.type else None
+    return [(u[0], u[1], u[2]) for u in units]
+
+
+class _Cutter:
+    """Groups sibling units into chunks, splitting any unit that is too large."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+
+    def chars(self, start: int, end: int) -> int:
+        return sum(len(line) + 1 for line in self.lines[start : end + 1])
+
+    def fits(self, start: int, end: int, limit_lines: int) -> bool:
+        return end - start + 1 <= limit_lines and self.chars(start, end) <= MAX_CHUNK_CHARS
+
+    def group(self, units, header_rows: tuple[int, ...]) -> list[_Span]:
+        spans: list[_Span] = []
+        current: list[int] | None = None
+        for start, end, node in units:
+            if not self.fits(start, end, MAX_CHUNK_LINES):
+                if current:
+                    spans.append(_Span(current[0], current[1], header_rows))
+                    current = None
+                spans.extend(self.split(start, end, node, header_rows))
+                continue
+            if current and self.fits(current[0], end, MERGE_TARGET_LINES):
+                current[1] = end
+                continue
+            if current:
+                spans.append(_Span(current[0], current[1], header_rows))
+            current = [start, end]
+        if current:
+            spans.append(_Span(current[0], current[1], header_rows))
+        return spans
+
+    def split(self, start: int, end: int, node, header_rows: tuple[int, ...]) -> list[_Span]:
+        """Split an oversized unit at its body's children, or into line windows."""
+        body = _body_of(node) if node is not None else None
+        children = _units(body, len(self.lines)) if body is not None else []
+        children = [(max(s, start), min(e, end), n) for s, e, n in children if e >= start]
+        if len(children) < 2:
+            return [_Span(s, e, header_rows) for s, e in _window_rows(self.lines, start, end)]
+        first_child = children[0][0]
+        node_start = max(node.start_point.row, start)
+        own_header = tuple(range(node_start, min(first_child, node_start + MAX_HEADER_LINES)))
+        inner = self.group(children, header_rows + own_header)
+        # The header lines open the first part; the closing lines end the last.
+        inner[0] = _Span(start, inner[0].end, header_rows)
+        inner[-1] = _Span(inner[-1].start, end, inner[-1].header_rows)
+        return inner
+
+
+def _body_of(node):
+    """The descendant holding the node's parts: a class body, a block, a list."""
+    current = node
+    while True:
+        children = current.named_children
+        if not children:
+            return current if current is not node else None
+        rows = _end_row(current) - current.start_point.row + 1
+        largest = max(children, key=lambda c: _end_row(c) - c.start_point.row)
+        share = (_end_row(largest) - largest.start_point.row + 1) / rows
+        if len(children) >= 2 and share < BODY_SHARE:
+            return current
+        if share < BODY_SHARE or not largest.named_children:
+            return current
+        current = largest
+
+
+def _definitions(root, language: str) -> list[_Definition]:
+    query = definition_query(language)
+    if query is None:
+        return []
+    from tree_sitter import QueryCursor
+
+    names: dict[int, tuple[str, object]] = {}
+    for _pattern, captures in QueryCursor(query).matches(root):
+        definition = captures.get("definition")
+        name = captures.get("name")
+        if definition and name:
+            node = definition[0]
+            text = name[0].text.decode("utf-8", errors="replace")
+            names.setdefault(node.id, (text, node))
+    found = []
+    for text, node in names.values():
+        path = [text]
+        parent = node.parent
+        while parent is not None:
+            outer = names.get(parent.id)
+            if outer is not None:
+                path.append(outer[0])
+            parent = parent.parent
+        found.append(_Definition(node.start_point.row, ".".join(reversed(path)), len(path) - 1))
+    found.sort(key=lambda d: (d.row, d.depth))
+    return found
+
+
+def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
+    chunks = []
+    for span in spans:
+        text = "\n".join(lines[span.start : span.end + 1])
+        if not text.strip():
+            continue
+        if kind == "markdown":
+            symbols = tuple(
+                _heading_text(lines[row])
+                for row in range(span.start, span.end + 1)
+                if _HEADING.match(lines[row])
+            )[:MAX_SYMBOLS]
+        else:
+            symbols = _symbols_in(span, definitions)
+        header = "\n".join(lines[row] for row in span.header_rows)
+        chunks.append(Chunk(span.start + 1, span.end + 1, symbols, kind, text, header))
+    return chunks
+
+
+def _symbols_in(span: _Span, definitions) -> tuple[str, ...]:
+    inside = [d for d in definitions if span.start <= d.row <= span.end]
+    if len(inside) > MAX_SYMBOLS:
+        keep = sorted(inside, key=lambda d: (d.depth, d.row))[:MAX_SYMBOLS]
+        inside = sorted(keep, key=lambda d: (d.row, d.depth))
+    seen: dict[str, None] = {}
+    for d in inside:
+        seen.setdefault(d.qualified, None)
+    return tuple(seen)
+
+
+def _window_rows(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
+    """Windows of about WINDOW_LINES rows, cut at a blank line where one is near."""
+    windows = []
+    row = start
+    while row <= end:
+        stop = min(row + WINDOW_LINES - 1, end)
+        if stop < end:
+            for candidate in range(stop, max(row + WINDOW_LINES // 2, row), -1):
+                if not lines[candidate].strip():
+                    stop = candidate
+                    break
+        windows.append((row, stop))
+        row = stop + 1
+    return windows
+
+
+def _windows(lines: list[str], start: int, end: int) -> list[_Span]:
+    return [_Span(s, e) for s, e in _window_rows(lines, start, end)]
+
+
+_HEADING = re.compile(r"^ {0,3}#{1,6}\s+\S")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+
+
+def _heading_text(line: str) -> str:
+    return line.strip().lstrip("#").strip()
+
+
+def _markdown_spans(lines: list[str]) -> list[_Span]:
+    """Sections from one heading to the next; small ones merged, large ones windowed."""
+    starts = [0]
+    in_fence = False
+    for row, line in enumerate(lines):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and _HEADING.match(line) and row > 0:
+            starts.append(row)
+    bounds = [(s, e - 1) for s, e in zip(starts, starts[1:] + [len(lines)], strict=True)]
+    cutter = _Cutter(lines)
+    return cutter.group([(s, e, None) for s, e in bounds if e >= s], ())

@@ -1,0 +1,112 @@
+"""Which grammar parses which file, and the per-language declaration queries.
+
+The queries are data (`queries/<language>.scm`), loaded with importlib.resources,
+as aider keeps its tag queries. A grammar without a query file still chunks by
+structure; its chunks just carry no symbol names.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import PurePosixPath
+
+__all__ = ["CODE_LANGUAGES", "EXTENSIONS", "definition_query", "language_for", "parser_for"]
+
+# Extension (lower case, without the dot) to the tree-sitter-language-pack name.
+EXTENSIONS: dict[str, str] = {
+    "py": "python",
+    "pyi": "python",
+    "pyx": "python",
+    "js": "javascript",
+    "mjs": "javascript",
+    "cjs": "javascript",
+    "jsx": "javascript",
+    "ts": "typescript",
+    "mts": "typescript",
+    "cts": "typescript",
+    "tsx": "tsx",
+    "go": "go",
+    "rs": "rust",
+    "java": "java",
+    "c": "c",
+    "h": "c",
+    "cc": "cpp",
+    "cpp": "cpp",
+    "cxx": "cpp",
+    "c++": "cpp",
+    "hpp": "cpp",
+    "hh": "cpp",
+    "hxx": "cpp",
+    "ipp": "cpp",
+    "cs": "csharp",
+    "rb": "ruby",
+    "rake": "ruby",
+    "gemspec": "ruby",
+    "php": "php",
+    "kt": "kotlin",
+    "kts": "kotlin",
+    "swift": "swift",
+    "scala": "scala",
+    "sc": "scala",
+    "sh": "bash",
+    "bash": "bash",
+    "zsh": "bash",
+    "lua": "lua",
+    "ex": "elixir",
+    "exs": "elixir",
+    "hs": "haskell",
+    "zig": "zig",
+    "dart": "dart",
+    "jl": "julia",
+    "r": "r",
+    "ml": "ocaml",
+    "mli": "ocaml",
+    "erl": "erlang",
+    "clj": "clojure",
+    "pl": "perl",
+    "pm": "perl",
+    "vue": "vue",
+    "svelte": "svelte",
+    "md": "markdown",
+    "markdown": "markdown",
+    "mdx": "markdown",
+}
+FILENAMES: dict[str, str] = {
+    "Rakefile": "ruby",
+    "Gemfile": "ruby",
+    "Dockerfile": "dockerfile",
+    "Makefile": "make",
+}
+CODE_LANGUAGES = frozenset(EXTENSIONS.values()) - {"markdown"}
+
+
+def language_for(path: str) -> str | None:
+    """The grammar name for a path, or None for plain text."""
+    pure = PurePosixPath(path)
+    if pure.name in FILENAMES:
+        return FILENAMES[pure.name]
+    return EXTENSIONS.get(pure.suffix[1:].lower()) if pure.suffix else None
+
+
+@cache
+def parser_for(language: str):  # -> tree_sitter.Parser | None
+    """A parser for the grammar, or None when the pack does not bundle it."""
+    from tree_sitter_language_pack import get_parser
+
+    try:
+        return get_parser(language)  # type: ignore[arg-type]
+    except (LookupError, ValueError, RuntimeError):
+        return None
+
+
+@cache
+def definition_query(language: str):  # -> tree_sitter.Query | None
+    """The compiled declaration query of a language, if it ships one."""
+    resource = resources.files("wherein.chunking").joinpath("queries", f"{language}.scm")
+    if not resource.is_file():
+        return None
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language
+
+    return Query(get_language(language), resource.read_text(encoding="utf-8"))  # type: ignore[arg-type]

@@ -1,0 +1,200 @@
+"""The `wherein` command: parse, call the library, format. Results to stdout, the rest to stderr."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from wherein import __version__
+from wherein.errors import UsageError, WhereinError
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one sentence and exit code 2 like ours."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"wherein: {message}. See 'wherein {self.prog.split()[-1]} --help'.\n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="wherein", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"wherein {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    index = commands.add_parser("index", help="build or refresh the index of a workspace")
+    index.add_argument("--workspace", help="the folder to index (default: the current one)")
+    index.add_argument("--focus", help="a folder inside the workspace to embed first")
+
+    search = commands.add_parser("search", help="find where something is handled")
+    search.add_argument("query", help="words or a name: 'how are retries handled', 'Session'")
+    search.add_argument("--workspace", help="the folder to search (default: the current one)")
+    search.add_argument("--limit", type=int, help="how many results (default 8)")
+    search.add_argument("--path", help="only results under this folder of the workspace")
+    search.add_argument("--focus", help="rank only inside this folder of the workspace")
+    search.add_argument("--json", action="store_true", help="print one JSON object")
+
+    status = commands.add_parser("status", help="what the index holds, touching nothing")
+    status.add_argument("--workspace", help="the workspace (default: the current folder)")
+    status.add_argument("--json", action="store_true", help="print one JSON object")
+
+    config = commands.add_parser("config", help="read or write a setting")
+    config_actions = config.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    get = config_actions.add_parser("get", help="print a setting's value and where it came from")
+    get.add_argument("key")
+    get.add_argument("--workspace", help="the workspace whose .wherein.toml applies")
+    setter = config_actions.add_parser("set", help="write a setting to your config file")
+    setter.add_argument("key")
+    setter.add_argument("value")
+    setter.add_argument("--workspace", help="the workspace for --workspace-file")
+    setter.add_argument(
+        "--workspace-file", action="store_true", help="write the workspace's .wherein.toml"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 2 usage error, 1 other failure)."""
+    args = _build_parser().parse_args(argv)
+    try:
+        handler = {
+            "index": _index,
+            "search": _search,
+            "status": _status,
+            "config": _config,
+        }[args.command]
+        return handler(args)
+    except WhereinError as err:
+        print(f"wherein: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("wherein: interrupted; the index keeps what was committed.", file=sys.stderr)
+        return 130
+
+
+def _workspace(args: argparse.Namespace) -> Path:
+    from wherein.workspace import resolve_workspace
+
+    return resolve_workspace(getattr(args, "workspace", None))
+
+
+def _settings(workspace: Path | None):
+    from wherein.config import load_settings
+
+    settings = load_settings(workspace)
+    for warning in settings.warnings:
+        print(f"wherein: {warning}", file=sys.stderr)
+    return settings
+
+
+def _index(args: argparse.Namespace) -> int:
+    from wherein.indexing import build_index
+    from wherein.progress import ProgressDisplay
+
+    workspace = _workspace(args)
+    settings = _settings(workspace)
+    if args.focus:
+        from wherein.search import resolve_scope
+
+        resolve_scope(workspace, args.focus, settings)
+
+    def waiting() -> None:
+        print(
+            f"wherein: another process is indexing {workspace}; waiting for it to finish.",
+            file=sys.stderr,
+        )
+
+    with ProgressDisplay(sys.stderr) as display:
+        summary = build_index(workspace, settings, progress=display.update, on_wait=waiting)
+    for notice in summary.notices:
+        print(f"wherein: {notice}", file=sys.stderr)
+    for item in summary.report.unreadable[:20]:
+        print(f"wherein: unreadable, skipped: {item}", file=sys.stderr)
+    print(summary.line())
+    return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    from wherein.present import print_results
+    from wherein.search import run_search
+
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit {args.limit} is not allowed: ask for at least 1 result.")
+    workspace = _workspace(args)
+    settings = _settings(workspace)
+    result = run_search(
+        args.query,
+        workspace=workspace,
+        settings=settings,
+        limit=args.limit,
+        path=args.path,
+        focus=args.focus,
+    )
+    if args.json:
+        json.dump(result.to_json(), sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        for warning in result.warnings:
+            print(f"wherein: {warning}", file=sys.stderr)
+        print_results(result, sys.stdout)
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    from wherein.index.status import read_status
+
+    workspace = _workspace(args)
+    settings = _settings(workspace)
+    status = read_status(workspace)
+    status["embedding"] = {
+        "provider": settings["embedding.provider"],
+        "model": settings["embedding.model"],
+    }
+    if args.json:
+        json.dump(status, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    print(f"workspace  {status['workspace']}")
+    print(f"index      {status['index_path']}")
+    if not status["exists"]:
+        print("state      no index yet: run 'wherein index'")
+        return 0
+    if "error" in status:
+        print(f"state      unreadable: {status['error']}")
+        return 1
+    pending = status["pending"]
+    print(f"files      {status['files']} indexed, {status['skipped_files']} skipped")
+    print(f"chunks     {status['chunks']} ({pending['chunks']} waiting for a vector)")
+    print(f"embedder   {status['embedder'] or '(none yet)'}")
+    return 0
+
+
+def _config(args: argparse.Namespace) -> int:
+    from wherein.config import config_get, config_set, user_config_path, workspace_config_path
+
+    workspace = (
+        _workspace(args) if args.workspace or getattr(args, "workspace_file", False) else None
+    )
+    if args.action == "get":
+        value, source = config_get(args.key, workspace if workspace else _cwd_workspace())
+        print(f"{value}\t({source})")
+        return 0
+    path = workspace_config_path(workspace) if args.workspace_file else user_config_path()
+    config_set(args.key, args.value, path)
+    print(f"Set {args.key} in {path}.")
+    return 0
+
+
+def _cwd_workspace() -> Path | None:
+    try:
+        return Path.cwd()
+    except OSError:
+        return None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""The one place a provider name becomes an embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from wherein.config import Settings
+from wherein.embedding.base import Embedder
+from wherein.errors import ConfigError
+
+__all__ = ["REGISTRY", "create_embedder"]
+
+
+def _minilm(settings: Settings) -> Embedder:
+    from wherein.embedding.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+def _static(settings: Settings) -> Embedder:
+    from wherein.embedding.static import StaticEmbedder
+
+    return StaticEmbedder()
+
+
+REGISTRY: dict[str, Callable[[Settings], Embedder]] = {
+    "minilm": _minilm,
+    "static": _static,
+}
+
+
+def create_embedder(settings: Settings) -> Embedder:
+    """Build the configured embedder.
+
+    Raises:
+        ConfigError: the provider is not registered.
+        EmbedderError: the provider could not start.
+    """
+    name = settings["embedding.provider"]
+    factory = REGISTRY.get(name)
+    if factory is None:
+        raise ConfigError(
+            f"Unknown embedding provider '{name}'. Choose from: {', '.join(sorted(REGISTRY))}."
+        )
+    return factory(settings)

@@ -1,0 +1,72 @@
+"""The project's errors: one base class, so the CLI and the MCP layer can catch only ours.
+
+Hierarchy::
+
+    WhereinError
+    ├── UsageError          bad arguments: an empty query, a negative limit (CLI exit 2)
+    ├── ConfigError         an unknown key, a bad value, a config file that does not parse
+    ├── WorkspaceError      the workspace is missing, not a directory, or unreadable
+    ├── IndexError_         base for index problems
+    │   ├── IndexMissing    no index yet for this workspace
+    │   ├── IndexBusy       another process is writing the index
+    │   └── IndexUnwritable the data directory or the index file cannot be written
+    └── EmbedderError       the embedding model could not load or answer
+
+Every message names the thing and its value, then what to do, in one sentence.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "EmbedderError",
+    "IndexBusy",
+    "IndexError_",
+    "IndexMissing",
+    "IndexUnwritable",
+    "UsageError",
+    "WhereinError",
+    "WorkspaceError",
+]
+
+
+class WhereinError(Exception):
+    """Base of every error wherein raises on purpose; `str(err)` is the user-facing message."""
+
+    exit_code = 1
+
+
+class UsageError(WhereinError):
+    """The caller asked for something that cannot be done as asked."""
+
+    exit_code = 2
+
+
+class ConfigError(WhereinError):
+    """A setting is unknown, malformed, or from a place that may not set it."""
+
+    exit_code = 2
+
+
+class WorkspaceError(WhereinError):
+    """The workspace directory cannot be used."""
+
+
+class IndexError_(WhereinError):  # noqa: N801 - the builtin IndexError is unrelated
+    """Base for problems with the index file."""
+
+
+class IndexMissing(IndexError_):
+    """No index has been built for the workspace."""
+
+
+class IndexBusy(IndexError_):
+    """Another process holds the index write lock."""
+
+
+class IndexUnwritable(IndexError_):
+    """The index or its directory cannot be written (permissions, disk full)."""
+
+
+class EmbedderError(WhereinError):
+    """The embedding model failed to load or to embed."""

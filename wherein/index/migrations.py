@@ -1,0 +1,90 @@
+"""Numbered schema migrations; the index records the highest one applied.
+
+Each is a function `mNNN_<what>(conn)`, run once in order inside one
+transaction, as llm's `embeddings_migrations.py` does.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+__all__ = ["MIGRATIONS", "apply_migrations"]
+
+
+def _run_statements(conn: sqlite3.Connection, script: str) -> None:
+    # executescript() would COMMIT first; statement by statement keeps a migration atomic.
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def m001_create_tables(conn: sqlite3.Connection) -> None:
+    _run_statements(
+        conn,
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE files (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,      -- display path: 'rel' or 'label/rel'
+            root TEXT NOT NULL,             -- absolute root directory
+            fs_path BLOB NOT NULL,          -- os.fsencode of the real path
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            language TEXT NOT NULL,
+            skipped TEXT                    -- why it has no chunks: binary, generated, ...
+        );
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            symbols TEXT NOT NULL,          -- JSON list
+            kind TEXT NOT NULL,
+            header TEXT NOT NULL,
+            text TEXT NOT NULL,
+            text_hash TEXT NOT NULL,        -- sha256 of what is embedded
+            n_tokens INTEGER NOT NULL
+        );
+        CREATE INDEX chunks_by_file ON chunks(file_id);
+        CREATE INDEX chunks_by_hash ON chunks(text_hash);
+        CREATE TABLE vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
+        CREATE TABLE terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+        CREATE TABLE postings (
+            term_id INTEGER NOT NULL,
+            chunk_id INTEGER NOT NULL,
+            tf INTEGER NOT NULL,
+            PRIMARY KEY (term_id, chunk_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX postings_by_chunk ON postings(chunk_id);
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_tables]
+
+
+def apply_migrations(conn: sqlite3.Connection) -> None:
+    """Bring the schema up to date; `PRAGMA user_version` holds the count applied.
+
+    The connection must be in autocommit mode (isolation_level=None).
+    """
+    (applied,) = conn.execute("PRAGMA user_version").fetchone()
+    if applied > len(MIGRATIONS):
+        from wherein.errors import IndexError_
+
+        raise IndexError_(
+            f"The index was written by a newer wherein (schema {applied}, this one knows "
+            f"{len(MIGRATIONS)}). Upgrade wherein or delete the index to rebuild it."
+        )
+    for number, migration in enumerate(MIGRATIONS[applied:], start=applied + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            migration(conn)
+            # PRAGMA takes no bound parameters; `number` is an int from enumerate.
+            conn.execute(f"PRAGMA user_version = {int(number)}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")

@@ -1,0 +1,260 @@
+"""Bring an index up to date with the files on disk, then embed what is pending.
+
+Rules (DESIGN.md "Index"): a file whose size and mtime_ns are unchanged is
+skipped without reading; a file whose sha256 is unchanged is not re-chunked; a
+chunk whose embedded text is unchanged keeps its vector; deleted files drop
+out. Files are written in small transactions, so a crash loses at most the
+batch in flight and never leaves a half-written file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wherein.chunking import chunk_source, skip_reason
+from wherein.embedding.base import Embedder
+from wherein.errors import IndexBusy, IndexUnwritable
+from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
+from wherein.index.store import NewChunk, Store, embedding_text, open_store
+from wherein.ranking.tokens import document_terms
+from wherein.workspace import FileEntry, Root, WalkReport, read_source, walk_root
+
+__all__ = ["RefreshReport", "embed_pending", "index_lock", "refresh_index"]
+
+# Commit after this many changed files or this many seconds, whichever first:
+# small enough that a crash loses little, large enough to keep SQLite fast.
+COMMIT_EVERY_FILES = 200
+COMMIT_EVERY_S = 2.0
+EMBED_BATCH = 64
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class RefreshReport:
+    """What one refresh did, for the summary line and the search's `pending` block."""
+
+    files_seen: int = 0
+    files_changed: int = 0
+    files_deleted: int = 0
+    chunks_written: int = 0
+    chunks_embedded: int = 0
+    pending_files: int = 0
+    pending_chunks: int = 0
+    skipped: Counter = field(default_factory=Counter)
+    unreadable: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    updated: bool = True  # False when another process held the lock
+
+
+@contextlib.contextmanager
+def index_lock(directory: Path, wait: bool) -> Iterator[bool]:
+    """Hold the workspace's write lock; yields False when `wait` is off and it is taken."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        handle = open(directory / LOCK_FILE_NAME, "a+")  # noqa: SIM115 - held across the yield
+    except OSError as err:
+        raise IndexUnwritable(
+            f"Cannot create the index directory {directory}: {err.strerror or err}. "
+            "Set WHEREIN_HOME to a writable directory."
+        ) from err
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not wait:
+                yield False
+                return
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def refresh_index(
+    store: Store,
+    roots: Sequence[Root],
+    *,
+    max_file_bytes: int,
+    progress: Progress | None = None,
+) -> RefreshReport:
+    """Walk `roots`, re-chunk what changed, drop what is gone. The caller holds the lock."""
+    started = time.monotonic()
+    report = RefreshReport()
+    walk = WalkReport()
+    known = store.file_states()
+    term_ids = store.term_ids()
+    seen: set[str] = set()
+    entries: list[FileEntry] = []
+    for root in roots:
+        entries.extend(walk_root(root, max_file_bytes, walk))
+    report.skipped["too_large"] += walk.too_large
+    report.skipped["symlink"] += walk.symlinks
+    report.unreadable.extend(walk.unreadable)
+
+    changed = 0
+    last_commit = time.monotonic()
+    batch: list[Callable] = []
+
+    def flush() -> None:
+        nonlocal batch, last_commit
+        if batch:
+            with store.transaction() as conn:
+                for write in batch:
+                    write(conn)
+                store.bump_generation(conn)
+            batch = []
+        last_commit = time.monotonic()
+
+    for done, entry in enumerate(entries, start=1):
+        path = entry.display_path
+        state = known.get(path)
+        if state is not None and state.size == entry.size and state.mtime_ns == entry.mtime_ns:
+            seen.add(path)
+        else:
+            write = _prepare_file(entry, state, max_file_bytes, report, term_ids, store)
+            if write is not None:
+                seen.add(path)
+                batch.append(write)
+                changed += 1
+        if len(batch) >= COMMIT_EVERY_FILES or time.monotonic() - last_commit > COMMIT_EVERY_S:
+            flush()
+        if progress:
+            progress("scan", done, len(entries))
+    flush()
+
+    gone = [state.id for path, state in known.items() if path not in seen]
+    if gone:
+        with store.transaction() as conn:
+            store.delete_files(conn, gone)
+            store.bump_generation(conn)
+    report.files_seen = len(entries)
+    report.files_changed = changed
+    report.files_deleted = len(gone)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _prepare_file(entry, state, max_file_bytes, report, term_ids, store):
+    """Read one changed file; return a function that writes it, or None to drop it."""
+    source = read_source(entry, max_file_bytes)
+    if isinstance(source, str):
+        if source == "vanished":
+            return None
+        if source.startswith("unreadable"):
+            report.unreadable.append(f"{entry.display_path} ({source.split(': ', 1)[-1]})")
+            return None
+        return _writer(store, entry, size=entry.size, mtime_ns=entry.mtime_ns, sha256="",
+                       language="", skipped=source, chunks=[], term_ids=term_ids,
+                       report=report)  # fmt: skip
+    if state is not None and state.sha256 == source.sha256:
+        return lambda conn: store.touch_file(conn, state.id, source.size, source.mtime_ns)
+    skipped = skip_reason(entry.rel, source.text)
+    chunks: list[NewChunk] = []
+    language = ""
+    if skipped is None:
+        language, pieces = chunk_source(entry.rel, source.text)
+        path = entry.display_path
+        for piece in pieces:
+            embedded = embedding_text(path, piece.symbols, piece.header, piece.text)
+            chunks.append(
+                NewChunk(
+                    start_line=piece.start_line,
+                    end_line=piece.end_line,
+                    symbols=piece.symbols,
+                    kind=piece.kind,
+                    header=piece.header,
+                    text=piece.text,
+                    text_hash=hashlib.sha256(embedded.encode("utf-8", "surrogatepass")).hexdigest(),
+                    term_counts=Counter(document_terms(path, piece.header, piece.text)),
+                )
+            )
+    return _writer(store, entry, size=source.size, mtime_ns=source.mtime_ns,
+                   sha256=source.sha256, language=language, skipped=skipped, chunks=chunks,
+                   term_ids=term_ids, report=report)  # fmt: skip
+
+
+def _writer(store, entry, *, size, mtime_ns, sha256, language, skipped, chunks, term_ids, report):
+    if skipped:
+        report.skipped[skipped] += 1
+    report.chunks_written += len(chunks)
+
+    def write(conn) -> None:
+        store.write_file(
+            conn,
+            path=entry.display_path,
+            root=str(entry.root.path),
+            fs_path=os.fsencode(entry.path),
+            size=size,
+            mtime_ns=mtime_ns,
+            sha256=sha256,
+            language=language,
+            skipped=skipped,
+            chunks=chunks,
+            term_ids=term_ids,
+        )
+
+    return write
+
+
+def embed_pending(
+    store: Store,
+    embedder: Embedder,
+    *,
+    budget_s: float | None,
+    paths_first: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> int:
+    """Embed chunks without vectors until done or `budget_s` runs out; returns how many."""
+    started = time.monotonic()
+    _check_identity(store, embedder)
+    total = store.pending_count()[1]
+    done = 0
+    while budget_s is None or time.monotonic() - started < budget_s:
+        pending = store.pending_texts(EMBED_BATCH, paths_first)
+        if not pending:
+            break
+        vectors = embedder.embed([text for _, text in pending])
+        with store.transaction() as conn:
+            store.put_vectors(conn, list(zip([h for h, _ in pending], vectors, strict=True)))
+        done += len(pending)
+        if progress:
+            progress("embed", done, max(total, done))
+    return done
+
+
+def _check_identity(store: Store, embedder: Embedder) -> None:
+    """Discard vectors from a different embedder instead of mixing two vector spaces."""
+    wanted = embedder.identity.key()
+    current = store.get_meta("embedder")
+    if current == wanted:
+        return
+    with store.transaction() as conn:
+        if current is not None:
+            count = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+            store.clear_vectors(conn)
+            store.notice = (
+                f"The embedder changed from {current} to {wanted}: discarded {count} vectors; "
+                "they are re-embedded now."
+            )
+        store.set_meta(conn, "embedder", wanted)
+
+
+def open_workspace_store(workspace: Path) -> Store:
+    return open_store(index_dir(workspace) / INDEX_FILE_NAME)
+
+
+def busy_error(workspace: Path) -> IndexBusy:
+    return IndexBusy(
+        f"Another wherein process is updating the index of {workspace}. Wait for it to finish."
+    )

@@ -1,0 +1,423 @@
+"""The SQLite index of one workspace: files, chunks, BM25 postings and vectors.
+
+The store knows nothing of ranking: it hands out arrays and rows. Every write
+runs in an explicit transaction, so a process killed mid-index leaves the
+previous committed state (SQLite's WAL journal guarantees the rest).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from wherein.errors import IndexUnwritable
+from wherein.index.migrations import apply_migrations
+
+__all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "open_store"]
+
+APPLICATION_ID = 0x57484952  # "WHIR": marks the file as a wherein index
+BUSY_TIMEOUT_S = 30.0
+SQL_VARIABLE_BATCH = 500
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What the index remembers of a file, for the stat fast path."""
+
+    id: int
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class NewChunk:
+    """A chunk about to be written, with its BM25 term counts."""
+
+    start_line: int
+    end_line: int
+    symbols: Sequence[str]
+    kind: str
+    header: str
+    text: str
+    text_hash: str
+    term_counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    """A chunk as read back for a result."""
+
+    id: int
+    path: str
+    root: str
+    fs_path: bytes
+    language: str
+    start_line: int
+    end_line: int
+    symbols: tuple[str, ...]
+    header: str
+    text: str
+    size: int
+    mtime_ns: int
+
+
+def open_store(path: Path) -> Store:
+    """Open (creating if needed) the index at `path`.
+
+    A file that is not a wherein index, or is corrupt, is moved aside to
+    `<name>.broken-<time>` and a fresh index is created; the returned store's
+    `notice` says so.
+
+    Raises:
+        IndexUnwritable: the directory or the file cannot be written.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise IndexUnwritable(
+            f"Cannot create the index directory {path.parent}: {err.strerror or err}. "
+            "Set WHEREIN_HOME to a writable directory."
+        ) from err
+    try:
+        return Store(path)
+    except sqlite3.DatabaseError as err:
+        if _is_unwritable(err):
+            raise _unwritable(path, err) from err
+        aside = path.with_name(f"{path.name}.broken-{int(time.time())}")
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(str(path) + suffix, str(aside) + suffix)
+        store = Store(path)
+        store.notice = (
+            f"The index at {path} was unreadable ({err}); moved it to {aside} and started "
+            "a new one."
+        )
+        return store
+
+
+def _is_unwritable(err: sqlite3.Error) -> bool:
+    text = str(err).lower()
+    return any(s in text for s in ("readonly", "read-only", "unable to open", "disk is full"))
+
+
+def _unwritable(path: Path, err: BaseException) -> IndexUnwritable:
+    return IndexUnwritable(
+        f"Cannot write the index at {path}: {err}. Free some disk space or set WHEREIN_HOME "
+        "to a writable directory."
+    )
+
+
+class Store:
+    """One workspace's index file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.notice: str | None = None
+        self.conn = sqlite3.connect(
+            str(path), isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
+        )
+        try:
+            self._prepare()
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def _prepare(self) -> None:
+        conn = self.conn
+        (app_id,) = conn.execute("PRAGMA application_id").fetchone()
+        (version,) = conn.execute("PRAGMA user_version").fetchone()
+        if app_id not in (0, APPLICATION_ID) or (app_id == 0 and version != 0):
+            raise sqlite3.DatabaseError("not a wherein index")
+        if app_id == 0:
+            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables:
+                raise sqlite3.DatabaseError("not a wherein index")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        if app_id == 0:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        apply_migrations(conn)
+        conn.execute("PRAGMA quick_check(1)").fetchone()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as err:
+            if _is_unwritable(err):
+                raise _unwritable(self.path, err) from err
+            raise
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        try:
+            self.conn.execute("COMMIT")
+        except sqlite3.OperationalError as err:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
+            raise _unwritable(self.path, err) from err
+
+    # -- metadata -------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def bump_generation(self, conn: sqlite3.Connection) -> None:
+        """Mark that searchable content changed (cached statistics are now stale)."""
+        generation = int(self.get_meta("generation") or 0) + 1
+        self.set_meta(conn, "generation", str(generation))
+
+    # -- files ----------------------------------------------------------------
+
+    def file_states(self) -> dict[str, FileState]:
+        rows = self.conn.execute("SELECT path, id, size, mtime_ns, sha256 FROM files")
+        return {path: FileState(i, size, mtime, sha) for path, i, size, mtime, sha in rows}
+
+    def touch_file(self, conn: sqlite3.Connection, file_id: int, size: int, mtime_ns: int) -> None:
+        conn.execute(
+            "UPDATE files SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime_ns, file_id)
+        )
+
+    def delete_files(self, conn: sqlite3.Connection, file_ids: Iterable[int]) -> None:
+        for batch in _batches(list(file_ids)):
+            marks = ",".join("?" * len(batch))
+            conn.execute(
+                f"DELETE FROM postings WHERE chunk_id IN "
+                f"(SELECT id FROM chunks WHERE file_id IN ({marks}))",
+                batch,
+            )
+            conn.execute(f"DELETE FROM chunks WHERE file_id IN ({marks})", batch)
+            conn.execute(f"DELETE FROM files WHERE id IN ({marks})", batch)
+
+    def write_file(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        path: str,
+        root: str,
+        fs_path: bytes,
+        size: int,
+        mtime_ns: int,
+        sha256: str,
+        language: str,
+        skipped: str | None,
+        chunks: Sequence[NewChunk],
+        term_ids: dict[str, int],
+    ) -> None:
+        """Replace everything the index holds for one file."""
+        row = conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        if row:
+            self.delete_files(conn, [row[0]])
+        cursor = conn.execute(
+            "INSERT INTO files(path, root, fs_path, size, mtime_ns, sha256, language, skipped) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (path, root, fs_path, size, mtime_ns, sha256, language, skipped),
+        )
+        file_id = cursor.lastrowid
+        postings: list[tuple[int, int, int]] = []
+        for chunk in chunks:
+            cursor = conn.execute(
+                "INSERT INTO chunks(file_id, start_line, end_line, symbols, kind, header, text, "
+                "text_hash, n_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    file_id,
+                    chunk.start_line,
+                    chunk.end_line,
+                    json.dumps(list(chunk.symbols)),
+                    chunk.kind,
+                    chunk.header,
+                    chunk.text,
+                    chunk.text_hash,
+                    sum(chunk.term_counts.values()),
+                ),
+            )
+            chunk_id = cursor.lastrowid
+            for term, count in chunk.term_counts.items():
+                term_id = term_ids.get(term)
+                if term_id is None:
+                    term_id = conn.execute("INSERT INTO terms(term) VALUES (?)", (term,)).lastrowid
+                    term_ids[term] = term_id
+                postings.append((term_id, chunk_id, count))
+        conn.executemany("INSERT INTO postings(term_id, chunk_id, tf) VALUES (?, ?, ?)", postings)
+
+    def term_ids(self) -> dict[str, int]:
+        return dict(self.conn.execute("SELECT term, id FROM terms"))
+
+    # -- vectors --------------------------------------------------------------
+
+    def pending_texts(self, limit: int, paths_first: Sequence[str] = ()) -> list[tuple[str, str]]:
+        """(text_hash, text to embed) for chunks that have no vector yet.
+
+        Chunks of `paths_first` come first, so a focused scope warms before the rest.
+        """
+        rows: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        query = (
+            "SELECT c.text_hash, f.path, c.symbols, c.header, c.text FROM chunks c "
+            "JOIN files f ON f.id = c.file_id "
+            "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.text_hash = c.text_hash) "
+        )
+        batches: list[tuple[str, tuple]] = []
+        for prefix in paths_first:
+            batches.append((query + "AND f.path LIKE ? ESCAPE '\\' LIMIT ?", (_like(prefix),)))
+        batches.append((query + "LIMIT ?", ()))
+        for sql, params in batches:
+            for text_hash, path, symbols, header, text in self.conn.execute(sql, (*params, limit)):
+                if text_hash not in seen:
+                    seen.add(text_hash)
+                    rows.append(
+                        (text_hash, embedding_text(path, json.loads(symbols), header, text))
+                    )
+                    if len(rows) >= limit:
+                        return rows
+        return rows
+
+    def pending_count(self) -> tuple[int, int]:
+        """(files, chunks) still waiting for a vector."""
+        row = self.conn.execute(
+            "SELECT count(DISTINCT c.file_id), count(*) FROM chunks c "
+            "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.text_hash = c.text_hash)"
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def put_vectors(self, conn: sqlite3.Connection, items: Sequence[tuple[str, np.ndarray]]):
+        conn.executemany(
+            "INSERT OR REPLACE INTO vectors(text_hash, vector) VALUES (?, ?)",
+            [(h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items],
+        )
+
+    def drop_orphan_vectors(self, conn: sqlite3.Connection) -> None:
+        conn.execute("DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks)")
+
+    def clear_vectors(self, conn: sqlite3.Connection) -> None:
+        conn.execute("DELETE FROM vectors")
+
+    # -- reads for search -----------------------------------------------------
+
+    def chunk_table(self, path_prefixes: Sequence[str] = ()) -> tuple[np.ndarray, np.ndarray]:
+        """Ids and token counts of the chunks in scope (all chunks when no prefix is given)."""
+        sql = "SELECT c.id, c.n_tokens FROM chunks c"
+        params: list[str] = []
+        if path_prefixes:
+            sql += " JOIN files f ON f.id = c.file_id WHERE " + " OR ".join(
+                "f.path LIKE ? ESCAPE '\\'" for _ in path_prefixes
+            )
+            params = [_like(p) for p in path_prefixes]
+        sql += " ORDER BY c.id"
+        data = np.array(self.conn.execute(sql, params).fetchall(), dtype=np.int64).reshape(-1, 2)
+        return data[:, 0], data[:, 1]
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """Chunk ids and term counts for one term."""
+        rows = self.conn.execute(
+            "SELECT p.chunk_id, p.tf FROM postings p JOIN terms t ON t.id = p.term_id "
+            "WHERE t.term = ?",
+            (term,),
+        ).fetchall()
+        data = np.array(rows, dtype=np.int64).reshape(-1, 2)
+        return data[:, 0], data[:, 1]
+
+    def document_frequencies(self, path_prefixes: Sequence[str] = ()) -> np.ndarray:
+        """How many chunks in scope hold each term: the BM25 epsilon floor needs the mean idf."""
+        if not path_prefixes:
+            sql, params = "SELECT count(*) FROM postings GROUP BY term_id", []
+        else:
+            sql = (
+                "SELECT count(*) FROM postings p JOIN chunks c ON c.id = p.chunk_id "
+                "JOIN files f ON f.id = c.file_id WHERE "
+                + " OR ".join("f.path LIKE ? ESCAPE '\\'" for _ in path_prefixes)
+                + " GROUP BY p.term_id"
+            )
+            params = [_like(p) for p in path_prefixes]
+        rows = self.conn.execute(sql, params).fetchall()
+        return np.array([r[0] for r in rows], dtype=np.int64)
+
+    def vectors(self, chunk_ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk ids, unit vectors) for chunks that have a vector."""
+        rows = self.conn.execute(
+            "SELECT c.id, v.vector FROM chunks c JOIN vectors v ON v.text_hash = c.text_hash "
+            "ORDER BY c.id"
+        ).fetchall()
+        if not rows:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        matrix = matrix.reshape(len(rows), -1)
+        if chunk_ids is not None:
+            keep = np.isin(ids, chunk_ids)
+            ids, matrix = ids[keep], matrix[keep]
+        return ids, matrix
+
+    def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
+        found: dict[int, ChunkRow] = {}
+        for batch in _batches(list(chunk_ids)):
+            marks = ",".join("?" * len(batch))
+            for row in self.conn.execute(
+                "SELECT c.id, f.path, f.root, f.fs_path, f.language, c.start_line, c.end_line, "
+                "c.symbols, c.header, c.text, f.size, f.mtime_ns FROM chunks c "
+                f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
+                batch,
+            ):
+                found[row[0]] = ChunkRow(
+                    row[0], row[1], row[2], bytes(row[3]), row[4], row[5], row[6],
+                    tuple(json.loads(row[7])), row[8], row[9], row[10], row[11],
+                )  # fmt: skip
+        return found
+
+    def chunk_paths(self) -> dict[int, str]:
+        """Every chunk id with its file's display path."""
+        return dict(
+            self.conn.execute("SELECT c.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id")
+        )
+
+    def counts(self) -> dict[str, int]:
+        files, chunks, vectors = self.conn.execute(
+            "SELECT (SELECT count(*) FROM files WHERE skipped IS NULL), "
+            "(SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors)"
+        ).fetchone()
+        return {"files": files, "chunks": chunks, "vectors": vectors}
+
+
+def embedding_text(path: str, symbols: Sequence[str], header: str, text: str) -> str:
+    """What the model reads for a chunk: where it is, what it declares, then the code."""
+    lines = [path]
+    if symbols:
+        lines.append(" ".join(symbols))
+    if header:
+        lines.append(header)
+    lines.append(text)
+    return "\n".join(lines)
+
+
+def _like(prefix: str) -> str:
+    escaped = prefix.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "/%"
+
+
+def _batches(items: list, size: int = SQL_VARIABLE_BATCH) -> Iterator[list]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

@@ -1,0 +1,91 @@
+"""The index job: refresh the whole workspace, then embed every pending chunk."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from wherein.config import Settings
+from wherein.embedding.registry import create_embedder
+from wherein.errors import IndexBusy
+from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.refresh import Progress, RefreshReport, embed_pending, index_lock, refresh_index
+from wherein.index.store import open_store
+from wherein.workspace import workspace_roots
+
+__all__ = ["IndexSummary", "build_index"]
+
+
+@dataclass(frozen=True)
+class IndexSummary:
+    """The one summary line of `wherein index`, as data."""
+
+    report: RefreshReport
+    chunks_embedded: int
+    seconds: float
+    notices: tuple[str, ...]
+
+    def line(self) -> str:
+        r = self.report
+        text = (
+            f"{r.files_seen} files seen, {r.files_changed} changed, {r.files_deleted} removed, "
+            f"{self.chunks_embedded} chunks embedded in {self.seconds:.1f} s"
+        )
+        skipped = {k: v for k, v in sorted(r.skipped.items()) if v}
+        if skipped:
+            text += " (skipped: " + ", ".join(f"{v} {k}" for k, v in skipped.items()) + ")"
+        if r.unreadable:
+            text += f"; {len(r.unreadable)} unreadable"
+        return text
+
+
+def build_index(
+    workspace: Path,
+    settings: Settings,
+    *,
+    wait: bool = True,
+    progress: Progress | None = None,
+    on_wait=None,
+) -> IndexSummary:
+    """Refresh and fully embed the index of `workspace`.
+
+    Args:
+        wait: when another process holds the index, wait for it (True) or raise IndexBusy.
+        on_wait: called once before waiting, so a caller can say why nothing moves.
+
+    Raises:
+        IndexBusy: `wait` is False and another process is writing the index.
+        EmbedderError: the model could not load; the refreshed keyword index is kept.
+    """
+    started = time.monotonic()
+    directory = index_dir(workspace)
+    with index_lock(directory, wait=False) as locked:
+        if not locked:
+            if not wait:
+                raise IndexBusy(
+                    f"Another wherein process is updating the index of {workspace}. "
+                    "Wait for it to finish."
+                )
+            if on_wait:
+                on_wait()
+    with index_lock(directory, wait=True):
+        store = open_store(directory / INDEX_FILE_NAME)
+        notices = [store.notice] if store.notice else []
+        store.notice = None
+        try:
+            report = refresh_index(
+                store,
+                workspace_roots(workspace, settings),
+                max_file_bytes=settings["walk.max_file_bytes"],
+                progress=progress,
+            )
+            embedder = create_embedder(settings)
+            embedded = embed_pending(store, embedder, budget_s=None, progress=progress)
+            if store.notice:
+                notices.append(store.notice)
+            with store.transaction() as conn:
+                store.drop_orphan_vectors(conn)
+        finally:
+            store.close()
+    return IndexSummary(report, embedded, time.monotonic() - started, tuple(notices))

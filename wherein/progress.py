@@ -1,0 +1,54 @@
+"""A progress bar with ETA for long work, shown only when stderr is a terminal."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+__all__ = ["ProgressDisplay"]
+
+STAGE_LABELS = {"scan": "Reading files", "embed": "Embedding chunks"}
+
+
+class ProgressDisplay:
+    """Context manager whose `update(stage, done, total)` drives one rich bar per stage."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.enabled = stream.isatty()
+        self.stream = stream
+        self._progress = None
+        self._tasks: dict[str, object] = {}
+
+    def __enter__(self) -> ProgressDisplay:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(file=self.stream),
+                transient=True,
+            )
+            self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        if self._progress is None:
+            return
+        task = self._tasks.get(stage)
+        if task is None:
+            task = self._progress.add_task(STAGE_LABELS.get(stage, stage), total=total)
+            self._tasks[stage] = task
+        self._progress.update(task, completed=done, total=total)

@@ -1,0 +1,19 @@
+"""Ranking: BM25, vector similarity, reciprocal rank fusion and the code-search signals."""
+
+from wherein.ranking.bm25 import average_idf, bm25_scores
+from wherein.ranking.fusion import fuse_rrf
+from wherein.ranking.signals import SIGNALS, Candidate, apply_signals
+from wherein.ranking.tokens import query_tokens, tokenize
+from wherein.ranking.vector import similarities
+
+__all__ = [
+    "SIGNALS",
+    "Candidate",
+    "apply_signals",
+    "average_idf",
+    "bm25_scores",
+    "fuse_rrf",
+    "query_tokens",
+    "similarities",
+    "tokenize",
+]

@@ -1,0 +1,241 @@
+"""The signals that decide code search, applied to fused candidates.
+
+What an agent needs from the top 10 is the right *places*. Fused BM25 and
+vector ranks get us candidates; these adjustments then say what the chunks are:
+a chunk that defines the symbol asked for beats chunks that merely use it; a
+file named for the query's concept is evidence; several strong chunks make a
+file more likely the answer; tests, examples, docs and legacy copies crowd the
+list unless the query asks for them; and one file should not take six slots.
+
+Each adjustment is proportional to the best fused score, so none depends on
+the scale of RRF scores. The constants were chosen on the visible development
+benchmark (../shared/bench) and kept only where the ablation in the README
+shows they help.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from wherein.ranking.tokens import STOPWORDS, identifier_parts, tokenize
+
+__all__ = [
+    "SIGNALS",
+    "Candidate",
+    "apply_signals",
+    "is_symbol_query",
+    "query_identifiers",
+]
+
+SIGNALS = frozenset({"definition", "path", "coherence", "penalty", "diversity"})
+
+# A chunk that defines the symbol asked for jumps ahead of any mere use.
+DEFINITION_BOOST = 1.0
+# The file is named for the symbol too ("Session" in sessions.py).
+DEFINITION_FILE_BONUS = 0.5
+# Identifiers embedded in a natural-language query count for less.
+EMBEDDED_IDENTIFIER_SCALE = 0.5
+# Share of query keywords found in the path, times the best score.
+PATH_BOOST = 0.5
+PATH_MIN_RATIO = 0.1
+# A file's best chunk gains this much of the best score, scaled by the file's
+# share of the total candidate score.
+COHERENCE_BOOST = 0.2
+# Each further chunk from one file counts for this fraction of the one before.
+DIVERSITY_DECAY = 0.5
+
+_TEST_PATH = re.compile(
+    r"(^|/)(tests?|testing|__tests__|spec|specs|test_?data|fixtures)/"
+    r"|(^|/)(test_[^/]*|[^/]*_test\.[^/]+|[^/]*_tests\.[^/]+|[^/]*\.(test|spec)\.[^/]+"
+    r"|[^/]*Tests?\.[^/]+|conftest\.py)$"
+)
+_EXAMPLE_PATH = re.compile(r"(^|/)(_?examples?|samples?|demos?|docs?_src|benchmarks?)/")
+_DOC_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(md|rst|txt|adoc)$", re.IGNORECASE)
+_LEGACY_PATH = re.compile(r"(^|/)(_?compat|legacy|deprecated|vendor(ed)?|third_party|_vendor)/")
+_INIT_FILE = re.compile(r"(^|/)(__init__\.py|package-info\.java|index\.d\.ts)$")
+
+TEST_PENALTY = 0.3
+EXAMPLE_PENALTY = 0.3
+DOC_PENALTY = 0.5
+LEGACY_PENALTY = 0.3
+INIT_PENALTY = 0.5
+TYPE_STUB_PENALTY = 0.7
+
+_QUERY_WANTS = {
+    "test": ("test", "tests", "testing", "spec", "fixture", "fixtures"),
+    "example": ("example", "examples", "sample", "demo", "tutorial"),
+    "doc": ("doc", "docs", "documentation", "readme", "changelog", "guide"),
+    "legacy": ("compat", "legacy", "deprecated", "vendor", "vendored"),
+}
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A chunk competing for a slot: where it is, what it declares, and its score."""
+
+    chunk_id: int
+    path: str
+    start_line: int
+    end_line: int
+    symbols: tuple[str, ...]
+    score: float
+
+
+def is_symbol_query(query: str) -> bool:
+    """True when the whole query is one identifier: `Session`, `parse_url`, `a.b::c`."""
+    text = query.strip().strip("`'\"()")
+    if not _IDENTIFIER.fullmatch(text):
+        return False
+    return bool(
+        any(sep in text for sep in (".", "::", "->", "#", "_"))
+        or any(c.isupper() for c in text)
+        or len(identifier_parts(text)) > 1
+    )
+
+
+def query_identifiers(query: str) -> list[str]:
+    """Identifier-looking words of a natural-language query: camelCase, snake_case, dotted."""
+    found = []
+    for match in _IDENTIFIER.finditer(query):
+        word = match.group(0)
+        if is_symbol_query(word) and word.lower() not in STOPWORDS:
+            found.append(word)
+    return found
+
+
+def _last_segment(name: str) -> str:
+    return re.split(r"\.|::|->|#", name)[-1]
+
+
+def _defines(candidate: Candidate, names: set[str]) -> bool:
+    for symbol in candidate.symbols:
+        if symbol.lower() in names or _last_segment(symbol).lower() in names:
+            return True
+    return False
+
+
+def _file_named_for(path: str, name: str) -> bool:
+    stem = path.rsplit("/", 1)[-1].split(".")[0].lower().lstrip("_")
+    name = name.lower()
+    return stem in (name, name.replace("_", ""), name + "s") or stem.rstrip("s") == name
+
+
+def _path_words(path: str) -> set[str]:
+    parts = path.split("/")
+    words = set(tokenize(parts[-1].rsplit(".", 1)[0]))
+    for folder in parts[-3:-1]:
+        words.update(tokenize(folder))
+    return words
+
+
+def _keywords(query: str) -> list[str]:
+    words = []
+    for word in re.findall(r"[A-Za-z]\w+", query):
+        lowered = word.lower()
+        if len(lowered) > 2 and lowered not in STOPWORDS:
+            words.append(lowered)
+    return list(dict.fromkeys(words))
+
+
+def _path_ratio(path_words: set[str], keywords: Sequence[str]) -> float:
+    if not keywords:
+        return 0.0
+    hits = 0
+    for keyword in keywords:
+        stems = set(tokenize(keyword))
+        if stems & path_words or any(
+            len(w) >= 4 and (w.startswith(keyword[:4]) and keyword.startswith(w[:4]))
+            for w in path_words
+        ):
+            hits += 1
+    return hits / len(keywords)
+
+
+def _wants(query: str) -> set[str]:
+    words = {w.lower() for w in re.findall(r"\w+", query)}
+    return {kind for kind, triggers in _QUERY_WANTS.items() if words & set(triggers)}
+
+
+def path_penalty(path: str, wants: set[str]) -> float:
+    """Multiplier for files that usually crowd out the answer unless asked for."""
+    factor = 1.0
+    if "test" not in wants and _TEST_PATH.search(path):
+        factor *= TEST_PENALTY
+    if "example" not in wants and _EXAMPLE_PATH.search(path):
+        factor *= EXAMPLE_PENALTY
+    if "doc" not in wants and _DOC_PATH.search(path):
+        factor *= DOC_PENALTY
+    if "legacy" not in wants and _LEGACY_PATH.search(path):
+        factor *= LEGACY_PENALTY
+    if _INIT_FILE.search(path):
+        factor *= INIT_PENALTY
+    if path.endswith(".d.ts"):
+        factor *= TYPE_STUB_PENALTY
+    return factor
+
+
+def apply_signals(
+    query: str, candidates: Sequence[Candidate], enabled: frozenset[str] = SIGNALS
+) -> list[Candidate]:
+    """Re-score and re-order fused candidates; returns them best first."""
+    if not candidates:
+        return []
+    top = max(c.score for c in candidates) or 1.0
+    scores = {c.chunk_id: c.score for c in candidates}
+
+    if "coherence" in enabled:
+        per_file: dict[str, float] = {}
+        best_of_file: dict[str, Candidate] = {}
+        for c in candidates:
+            per_file[c.path] = per_file.get(c.path, 0.0) + c.score
+            if c.path not in best_of_file or c.score > best_of_file[c.path].score:
+                best_of_file[c.path] = c
+        most = max(per_file.values())
+        for path, best in best_of_file.items():
+            scores[best.chunk_id] += COHERENCE_BOOST * top * per_file[path] / most
+
+    symbol_query = is_symbol_query(query)
+    if "definition" in enabled:
+        if symbol_query:
+            names = {query.strip().strip("`'\"()").lower()}
+            names.add(_last_segment(next(iter(names))))
+            scale = 1.0
+        else:
+            names = {w.lower() for w in query_identifiers(query)}
+            names |= {_last_segment(n) for n in names}
+            scale = EMBEDDED_IDENTIFIER_SCALE
+        if names:
+            for c in candidates:
+                if _defines(c, names):
+                    bonus = DEFINITION_BOOST * scale * top
+                    if any(_file_named_for(c.path, n) for n in names):
+                        bonus *= 1 + DEFINITION_FILE_BONUS
+                    scores[c.chunk_id] += bonus
+
+    if "path" in enabled and not symbol_query:
+        keywords = _keywords(query)
+        for c in candidates:
+            ratio = _path_ratio(_path_words(c.path), keywords)
+            if ratio >= PATH_MIN_RATIO:
+                scores[c.chunk_id] += PATH_BOOST * top * ratio
+
+    if "penalty" in enabled:
+        wants = _wants(query)
+        for c in candidates:
+            scores[c.chunk_id] *= path_penalty(c.path, wants)
+
+    ordered = sorted(candidates, key=lambda c: -scores[c.chunk_id])
+    if "diversity" in enabled:
+        taken: dict[str, int] = {}
+        decayed = []
+        for c in ordered:
+            n = taken.get(c.path, 0)
+            taken[c.path] = n + 1
+            decayed.append((scores[c.chunk_id] * DIVERSITY_DECAY**n, c))
+        decayed.sort(key=lambda pair: -pair[0])
+        return [replace(c, score=s) for s, c in decayed]
+    return [replace(c, score=scores[c.chunk_id]) for c in ordered]

@@ -1,0 +1,97 @@
+"""Identifier-aware tokens for BM25: `getHTTPResponse` is found by "http response".
+
+Each identifier yields itself (lower-cased) and, when it has parts, its
+snake_case or camelCase parts; each word of four letters or more also yields its
+Snowball (Porter 2) stem, so "routes" meets "route" and "handled" meets "handle".
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import snowballstemmer
+
+__all__ = [
+    "STOPWORDS",
+    "document_terms",
+    "identifier_parts",
+    "path_terms",
+    "query_tokens",
+    "tokenize",
+]
+
+_WORD = re.compile(r"[^\W\d]\w*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# Stems are added beside the words, never instead of them: exact matches still win.
+MIN_STEM_INPUT = 4
+_STEMMER = snowballstemmer.stemmer("english")
+# English words that carry no meaning in a "where is this handled?" question.
+STOPWORDS = frozenset(
+    (
+        "a an and are as at be been being by can could do does did for from has have how "
+        "i if in into is it its of on or should so that the their them then there these "
+        "this those to was we were what when where which while who why will with would "
+        "you your"
+    ).split()
+)
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    if len(word) < MIN_STEM_INPUT or not word.isalpha():
+        return word
+    return _STEMMER.stemWord(word)
+
+
+@lru_cache(maxsize=65536)
+def identifier_parts(word: str) -> tuple[str, ...]:
+    """The lower-case parts of one identifier: `parse_HTTPHeader` -> parse, http, header."""
+    parts: list[str] = []
+    for piece in word.split("_"):
+        if piece:
+            parts.extend(p.lower() for p in _CAMEL.findall(piece) or [piece])
+    return tuple(parts)
+
+
+@lru_cache(maxsize=65536)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    whole = word.lower()
+    tokens = [whole]
+    parts = identifier_parts(word)
+    if len(parts) > 1:
+        tokens.extend(parts)
+    stems = {_stem(t) for t in tokens}
+    tokens.extend(s for s in stems if s not in tokens)
+    return tuple(tokens)
+
+
+def tokenize(text: str) -> list[str]:
+    """Document tokens, with repeats (BM25 counts them)."""
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        out.extend(_word_tokens(word))
+    return out
+
+
+def query_tokens(text: str) -> list[str]:
+    """Distinct query tokens, without English stopwords unless nothing else is left."""
+    tokens = list(dict.fromkeys(tokenize(text)))
+    kept = [t for t in tokens if t not in STOPWORDS]
+    return kept or tokens
+
+
+def path_terms(path: str) -> list[str]:
+    """Tokens a path lends its chunks: the file stem twice, the nearest folders once.
+
+    A file named for the concept ("sessions.py", "routing.go") is strong evidence;
+    the folders around it are weaker.
+    """
+    parts = path.split("/")
+    stem = parts[-1].split(".")[0]
+    return tokenize(stem) * 2 + tokenize(" ".join(parts[-4:-1]))
+
+
+def document_terms(path: str, header: str, text: str) -> list[str]:
+    """The BM25 document of a chunk: its text, its enclosing header, and its path."""
+    return tokenize(text) + tokenize(header) + path_terms(path)

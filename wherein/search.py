@@ -1,0 +1,341 @@
+"""The search pipeline: warm a bounded slice of the index, rank, cut excerpts.
+
+The CLI and the agent tool both call `run_search`; neither ranks on its own.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wherein.config import Settings
+from wherein.embedding.base import Embedder
+from wherein.embedding.registry import create_embedder
+from wherein.errors import EmbedderError, UsageError
+from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.refresh import embed_pending, index_lock, refresh_index
+from wherein.index.store import ChunkRow, Store, open_store
+from wherein.ranking.bm25 import average_idf, bm25_scores
+from wherein.ranking.fusion import fuse_rrf
+from wherein.ranking.signals import SIGNALS, Candidate, apply_signals
+from wherein.ranking.tokens import query_tokens
+from wherein.ranking.vector import similarities
+from wherein.workspace import workspace_roots
+
+__all__ = ["Hit", "Scope", "SearchResult", "resolve_scope", "run_search"]
+
+MAX_QUERY_CHARS = 2000
+MAX_LIMIT = 200
+# Each ranker contributes this many candidates to the fusion.
+CANDIDATES_PER_RANKER = 100
+# Long lines are cut too, so a bounded excerpt stays bounded in characters.
+MAX_EXCERPT_LINE_CHARS = 400
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The part of the workspace a search ranks, and how it was chosen."""
+
+    focus: str | None
+    resolved_by: str  # "explicit" | "marker" | "workspace"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"focus": self.focus, "resolved_by": self.resolved_by}
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One ranked excerpt."""
+
+    rank: int
+    path: str
+    root: str
+    source_path: str | None
+    start_line: int
+    end_line: int
+    symbols: tuple[str, ...]
+    language: str
+    score: float
+    similarity: float | None
+    stale: bool
+    truncated: bool
+    excerpt: str
+    header: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "path": self.path,
+            "root": self.root,
+            "source_path": self.source_path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "symbols": list(self.symbols),
+            "language": self.language,
+            "score": self.score,
+            "similarity": self.similarity,
+            "stale": self.stale,
+            "truncated": self.truncated,
+            "excerpt": self.excerpt,
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Everything one search returns; `to_json` is the `search --json` contract."""
+
+    query: str
+    workspace: str
+    scope: Scope
+    hits: list[Hit]
+    pending_files: int
+    pending_chunks: int
+    warnings: list[str] = field(default_factory=list)
+    returned_chars: int = 0
+    source_chars: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "workspace": self.workspace,
+            "scope": self.scope.to_json(),
+            "results": [hit.to_json() for hit in self.hits],
+            "pending": {"files": self.pending_files, "chunks": self.pending_chunks},
+            "warnings": list(self.warnings),
+            "usage": {"returned_chars": self.returned_chars, "source_chars": self.source_chars},
+        }
+
+
+def resolve_scope(workspace: Path, focus: str | None, settings: Settings) -> Scope:
+    """The explicit focus, else the configured one, else the whole workspace."""
+    chosen = focus if focus is not None else settings["scope.focus"]
+    if not chosen:
+        return Scope(None, "workspace")
+    return Scope(_relative_dir(workspace, chosen, "--focus"), "explicit")
+
+
+def _relative_dir(workspace: Path, value: str, flag: str) -> str:
+    candidate = Path(value)
+    if not candidate.is_absolute():
+        candidate = workspace / candidate
+    resolved = candidate.resolve()
+    try:
+        rel = resolved.relative_to(workspace)
+    except ValueError:
+        raise UsageError(
+            f"{flag} {value} is outside the workspace {workspace}. Name a folder inside it."
+        ) from None
+    if not resolved.is_dir():
+        raise UsageError(f"{flag} {value} is not a folder in {workspace}. Name an existing one.")
+    return rel.as_posix() if rel.parts else ""
+
+
+def _validate(query: str, limit: int) -> tuple[str, list[str]]:
+    warnings = []
+    text = " ".join(query.split())
+    if not text:
+        raise UsageError("The query is empty. Say what you are looking for, in words or a name.")
+    if len(text) > MAX_QUERY_CHARS:
+        text = text[:MAX_QUERY_CHARS]
+        warnings.append(f"The query was cut to its first {MAX_QUERY_CHARS} characters.")
+    if limit < 1:
+        raise UsageError(f"--limit {limit} is not allowed: ask for at least 1 result.")
+    if limit > MAX_LIMIT:
+        raise UsageError(f"--limit {limit} is too large: ask for at most {MAX_LIMIT} results.")
+    return text, warnings
+
+
+def run_search(
+    query: str,
+    *,
+    workspace: Path,
+    settings: Settings,
+    limit: int | None = None,
+    path: str | None = None,
+    focus: str | None = None,
+    cold_budget_s: float | None = None,
+    embedder: Embedder | None = None,
+    signals: frozenset[str] = SIGNALS,
+) -> SearchResult:
+    """Answer one query over the workspace, refreshing the index within a time budget.
+
+    Raises:
+        UsageError: an empty query, a bad limit, or a path outside the workspace.
+        WorkspaceError, IndexError_: the workspace or its index cannot be used.
+    """
+    limit = settings["search.limit"] if limit is None else limit
+    text, warnings = _validate(query, limit)
+    scope = resolve_scope(workspace, focus, settings)
+    prefixes = [p for p in (scope.focus, _relative_dir(workspace, path, "--path") if path else None)
+                if p]  # fmt: skip
+    budget = settings["search.cold_budget_s"] if cold_budget_s is None else cold_budget_s
+    directory = index_dir(workspace)
+    with index_lock(directory, wait=False) as locked:
+        store = open_store(directory / INDEX_FILE_NAME)
+        try:
+            if store.notice:
+                warnings.append(store.notice)
+            embedder = _warm(store, workspace, settings, locked, budget, prefixes, embedder,
+                             warnings)  # fmt: skip
+            hits, source_chars = _rank(store, text, limit, prefixes, embedder, settings, signals,
+                                       str(workspace))  # fmt: skip
+            pending_files, pending_chunks = store.pending_count()
+        finally:
+            store.close()
+    returned = sum(len(hit.excerpt) for hit in hits)
+    return SearchResult(text, str(workspace), scope, hits, pending_files, pending_chunks,
+                        warnings, returned, source_chars)  # fmt: skip
+
+
+def _warm(store, workspace, settings, locked, budget, prefixes, embedder, warnings):
+    """Bring the index up to date and embed what fits the budget; returns the embedder."""
+    if locked:
+        report = refresh_index(
+            store, workspace_roots(workspace, settings),
+            max_file_bytes=settings["walk.max_file_bytes"],
+        )  # fmt: skip
+        if report.unreadable:
+            warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
+    else:
+        warnings.append(
+            "Another wherein process is updating this index; results may miss recent changes."
+        )
+    if embedder is None:
+        try:
+            embedder = create_embedder(settings)
+        except EmbedderError as err:
+            warnings.append(f"{err} Ranked by keywords only.")
+            return None
+    if locked:
+        try:
+            embed_pending(store, embedder, budget_s=budget, paths_first=prefixes)
+        except EmbedderError as err:
+            warnings.append(f"{err} Ranked by keywords only.")
+            return None
+        if store.notice:
+            warnings.append(store.notice)
+    return embedder
+
+
+def _rank(store: Store, query, limit, prefixes, embedder, settings, signals, workspace_root):
+    ids, lengths = store.chunk_table(prefixes)
+    if len(ids) == 0:
+        return [], 0
+    terms = query_tokens(query)
+    postings = {}
+    for term in terms:
+        chunk_ids, counts = store.postings(term)
+        positions = np.searchsorted(ids, chunk_ids)
+        positions = np.clip(positions, 0, len(ids) - 1)
+        keep = ids[positions] == chunk_ids
+        postings[term] = (positions[keep], counts[keep])
+    mean_idf = _mean_idf(store, prefixes, len(ids))
+    bm25 = bm25_scores(terms, postings, lengths, mean_idf)
+    bm25_order = _top(bm25, CANDIDATES_PER_RANKER, positive=True)
+    orders = [[int(ids[i]) for i in bm25_order]]
+
+    similarity_of: dict[int, float] = {}
+    if embedder is not None and store.get_meta("embedder") == embedder.identity.key():
+        vector_ids, matrix = store.vectors(ids if prefixes else None)
+        if len(vector_ids):
+            query_vector = embedder.embed([query])[0]
+            sims = similarities(query_vector, matrix)
+            vector_order = _top(sims, CANDIDATES_PER_RANKER, positive=False)
+            orders.append([int(vector_ids[i]) for i in vector_order])
+            similarity_of = {int(vector_ids[i]): float(sims[i]) for i in vector_order}
+    fused = fuse_rrf(orders)
+    rows = store.chunk_rows(list(fused))
+    candidates = [
+        Candidate(cid, rows[cid].path, rows[cid].start_line, rows[cid].end_line,
+                  rows[cid].symbols, score)
+        for cid, score in fused.items()
+        if cid in rows
+    ]  # fmt: skip
+    ranked = _drop_overlaps(apply_signals(query, candidates, signals))[:limit]
+    excerpt_lines = settings["search.excerpt_lines"]
+    hits = []
+    sizes: dict[str, int] = {}
+    for rank, candidate in enumerate(ranked, start=1):
+        row = rows[candidate.chunk_id]
+        sizes[row.path] = row.size
+        hits.append(_hit(rank, row, candidate.score, similarity_of.get(row.id), excerpt_lines,
+                         workspace_root))  # fmt: skip
+    return hits, sum(sizes.values())
+
+
+def _mean_idf(store: Store, prefixes, n_docs: int) -> float:
+    generation = store.get_meta("generation") or "0"
+    if not prefixes and store.get_meta("mean_idf_generation") == generation:
+        return float(store.get_meta("mean_idf") or 0.0)
+    value = average_idf(store.document_frequencies(prefixes), n_docs)
+    if not prefixes:
+        try:
+            with store.transaction() as conn:
+                store.set_meta(conn, "mean_idf", repr(value))
+                store.set_meta(conn, "mean_idf_generation", generation)
+        except Exception:  # noqa: BLE001 - a cache write may fail on a read-only index
+            pass
+    return value
+
+
+def _top(scores: np.ndarray, n: int, positive: bool) -> np.ndarray:
+    if len(scores) == 0:
+        return np.zeros(0, dtype=np.int64)
+    n = min(n, len(scores))
+    picked = np.argpartition(-scores, n - 1)[:n]
+    picked = picked[np.argsort(-scores[picked], kind="stable")]
+    if positive:
+        picked = picked[scores[picked] > 0]
+    return picked
+
+
+def _drop_overlaps(candidates: list[Candidate]) -> list[Candidate]:
+    """Keep the better of two chunks whose lines overlap in one file."""
+    kept: list[Candidate] = []
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for c in candidates:
+        taken = spans.setdefault(c.path, [])
+        if any(c.start_line <= end and start <= c.end_line for start, end in taken):
+            continue
+        taken.append((c.start_line, c.end_line))
+        kept.append(c)
+    return kept
+
+
+def _hit(rank: int, row: ChunkRow, score: float, similarity, excerpt_lines: int,
+         workspace_root: str) -> Hit:  # fmt: skip
+    lines = row.text.split("\n")
+    truncated = len(lines) > excerpt_lines
+    lines = lines[:excerpt_lines]
+    clipped = [line[:MAX_EXCERPT_LINE_CHARS] for line in lines]
+    truncated = truncated or clipped != lines
+    end_line = row.start_line + len(lines) - 1 if truncated else row.end_line
+    fs_path = os.fsdecode(row.fs_path)
+    return Hit(
+        rank=rank,
+        path=row.path,
+        root=row.root,
+        source_path=None if row.root == workspace_root else fs_path,
+        start_line=row.start_line,
+        end_line=end_line,
+        symbols=row.symbols,
+        language=row.language,
+        score=round(float(score), 6),
+        similarity=None if similarity is None else round(float(similarity), 4),
+        stale=_is_stale(fs_path, row.size, row.mtime_ns),
+        truncated=truncated,
+        excerpt="\n".join(clipped),
+        header=row.header,
+    )
+
+
+def _is_stale(fs_path: str, size: int, mtime_ns: int) -> bool:
+    try:
+        info = os.stat(fs_path, follow_symlinks=False)
+    except OSError:
+        return True
+    return info.st_size != size or info.st_mtime_ns != mtime_ns
