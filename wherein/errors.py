@@ -11,6 +11,7 @@ Hierarchy::
     │   ├── IndexBusy       another process is writing the index
     │   └── IndexUnwritable the data directory or the index file cannot be written
     └── EmbedderError       the embedding model could not load or answer
+        └── EndpointUnreachable  an embedding server did not answer in time (fail open)
 
 Every message names the thing and its value, then what to do, in one sentence.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "EmbedderError",
+    "EndpointUnreachable",
     "IndexBusy",
     "IndexError_",
     "IndexMissing",
@@ -70,3 +72,7 @@ class IndexUnwritable(IndexError_):
 
 class EmbedderError(WhereinError):
     """The embedding model failed to load or to embed."""
+
+
+class EndpointUnreachable(EmbedderError):
+    """An embedding server refused, timed out or vanished: search falls back to keywords."""
