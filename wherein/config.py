@@ -37,6 +37,9 @@ SOURCE_USER = "user"
 SOURCE_WORKSPACE = "workspace"
 SOURCE_ENV = "env"
 
+# Every `*.api_base` is a place source text is sent: the endpoint guard checks it on the way in.
+GUARDED_URL_SUFFIX = ".api_base"
+
 # Timeouts outside this range are clamped with a warning, never propagated: a NaN
 # deadline would otherwise read as "the model had nothing to say".
 MIN_TIMEOUT_S = 0.1
@@ -176,10 +179,15 @@ def config_get(key: str, workspace: Path | None = None) -> tuple[str, str]:
 def config_set(key: str, raw_value: str, path: Path) -> None:
     """Validate `raw_value` for `key` and write it into the TOML file at `path`.
 
-    The file keeps its comments and other keys; it is replaced atomically.
+    The file keeps its comments and other keys; it is replaced atomically. An endpoint URL the
+    guard refuses (`wherein.embedding.guard.check_url`) is a ConfigError and is not written.
     """
     spec = _spec(key)
     value, _ = _coerce(key, spec, _parse_text(spec, raw_value), f"the value for '{key}'")
+    if key.endswith(GUARDED_URL_SUFFIX) and value is not None:
+        from wherein.embedding.guard import check_url
+
+        check_url(value, allow_remote=load_settings()["embedding.allow_remote"], key=key)
     document = _read_document(path)
     section_name, name = key.split(".", 1)
     section = document.get(section_name)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from wherein.config import Settings
 from wherein.embedding.registry import create_embedder
-from wherein.errors import IndexBusy
+from wherein.errors import EndpointUnreachable, IndexBusy
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import Progress, RefreshReport, embed_pending, index_lock, refresh_index
 from wherein.index.store import open_store
@@ -25,6 +25,7 @@ class IndexSummary:
     chunks_embedded: int
     seconds: float
     notices: tuple[str, ...]
+    pending_chunks: int = 0  # left without a vector because the endpoint did not answer
 
     def line(self) -> str:
         r = self.report
@@ -37,6 +38,8 @@ class IndexSummary:
             text += " (skipped: " + ", ".join(f"{v} {k}" for k, v in skipped.items()) + ")"
         if r.unreadable:
             text += f"; {len(r.unreadable)} unreadable"
+        if self.pending_chunks:
+            text += f"; {self.pending_chunks} chunks pending: the embedding endpoint did not answer"
         return text
 
 
@@ -57,6 +60,8 @@ def build_index(
     Raises:
         IndexBusy: `wait` is False and another process is writing the index.
         EmbedderError: the model could not load; the refreshed keyword index is kept.
+            An endpoint that does not answer (EndpointUnreachable) is not raised: its chunks
+            stay pending and the summary says how many.
     """
     started = time.monotonic()
     directory = index_dir(workspace)
@@ -80,12 +85,32 @@ def build_index(
                 max_file_bytes=settings["walk.max_file_bytes"],
                 progress=progress,
             )
-            embedder = create_embedder(settings)
-            embedded = embed_pending(store, embedder, budget_s=None, progress=progress)
+            embedded = 0
+
+            def counted(stage: str, done: int, total: int) -> None:
+                nonlocal embedded
+                if stage == "embed":
+                    embedded = done
+                if progress:
+                    progress(stage, done, total)
+
+            pending = 0
+            try:
+                embedder = create_embedder(settings)
+                embedded = embed_pending(store, embedder, budget_s=None, progress=counted)
+            except EndpointUnreachable as err:
+                pending = store.pending_count()[1]
+                left = (
+                    f"{pending} chunks stay pending; search ranks them by keywords until "
+                    "'wherein index' runs again."
+                    if pending
+                    else "No chunk was pending."
+                )
+                notices.append(f"{err} {left}")
             if store.notice:
                 notices.append(store.notice)
             with store.transaction() as conn:
                 store.drop_orphan_vectors(conn)
         finally:
             store.close()
-    return IndexSummary(report, embedded, time.monotonic() - started, tuple(notices))
+    return IndexSummary(report, embedded, time.monotonic() - started, tuple(notices), pending)

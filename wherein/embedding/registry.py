@@ -23,9 +23,23 @@ def _static(settings: Settings) -> Embedder:
     return StaticEmbedder()
 
 
+def _ollama(settings: Settings) -> Embedder:
+    from wherein.embedding.ollama import OllamaEmbedder
+
+    return OllamaEmbedder(settings)
+
+
+def _openai(settings: Settings) -> Embedder:
+    from wherein.embedding.openai import OpenAIEmbedder
+
+    return OpenAIEmbedder(settings)
+
+
 REGISTRY: dict[str, Callable[[Settings], Embedder]] = {
     "minilm": _minilm,
     "static": _static,
+    "ollama": _ollama,
+    "openai": _openai,
 }
 
 
@@ -33,8 +47,8 @@ def create_embedder(settings: Settings) -> Embedder:
     """Build the configured embedder.
 
     Raises:
-        ConfigError: the provider is not registered.
-        EmbedderError: the provider could not start.
+        ConfigError: the provider is not registered, or the endpoint guard refused its URL.
+        EmbedderError: the provider could not start (EndpointUnreachable: no answer).
     """
     name = settings["embedding.provider"]
     factory = REGISTRY.get(name)
