@@ -181,7 +181,7 @@ def walk_root(root: Root, max_file_bytes: int, report: WalkReport) -> Iterator[F
     """
     rules = _IgnoreRules()
     exclude = root.path / ".git" / "info" / "exclude"
-    if exclude.is_file():
+    if _is_file(exclude):
         rules = _IgnoreRules((("", pathspec.GitIgnoreSpec.from_lines(_read_lines(exclude))),))
     yield from _walk_dir(root, root.path, "", rules, max_file_bytes, report)
 
@@ -232,7 +232,16 @@ def _walk_dir(
 
 
 def _is_virtualenv(path: Path) -> bool:
-    return (path / "pyvenv.cfg").is_file()
+    return _is_file(path / "pyvenv.cfg")
+
+
+def _is_file(path: Path) -> bool:
+    """`Path.is_file`, but False on EACCES too: pathlib re-raises it, and an unreadable
+    directory must be reported by the walk, not end it."""
+    try:
+        return stat.S_ISREG(os.stat(path, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 def read_source(entry: FileEntry, max_file_bytes: int) -> SourceText | str:

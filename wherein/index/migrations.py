@@ -1,13 +1,15 @@
 """Numbered schema migrations; the index records the highest one applied.
 
-Each is a function `mNNN_<what>(conn)`, run once in order inside one
-transaction, as llm's `embeddings_migrations.py` does.
+Each is a function `mNNN_<what>(conn)`, run once in order inside the caller's
+write transaction, as llm's `embeddings_migrations.py` does.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+
+from wherein.errors import IndexError_
 
 __all__ = ["MIGRATIONS", "apply_migrations"]
 
@@ -68,23 +70,19 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_tables]
 def apply_migrations(conn: sqlite3.Connection) -> None:
     """Bring the schema up to date; `PRAGMA user_version` holds the count applied.
 
-    The connection must be in autocommit mode (isolation_level=None).
+    The caller holds a write transaction (BEGIN IMMEDIATE), so the version read here
+    cannot change before the migrations run, and all of them commit or none.
+
+    Raises:
+        IndexError_: the index has a newer schema than this wherein knows.
     """
     (applied,) = conn.execute("PRAGMA user_version").fetchone()
     if applied > len(MIGRATIONS):
-        from wherein.errors import IndexError_
-
         raise IndexError_(
-            f"The index was written by a newer wherein (schema {applied}, this one knows "
-            f"{len(MIGRATIONS)}). Upgrade wherein or delete the index to rebuild it."
+            f"The index was written by a newer wherein (schema {applied}; this one knows "
+            f"{len(MIGRATIONS)}). Upgrade wherein, or delete the index to rebuild it."
         )
     for number, migration in enumerate(MIGRATIONS[applied:], start=applied + 1):
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            migration(conn)
-            # PRAGMA takes no bound parameters; `number` is an int from enumerate.
-            conn.execute(f"PRAGMA user_version = {int(number)}")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        migration(conn)
+        # PRAGMA takes no bound parameters; `number` is an int from enumerate.
+        conn.execute(f"PRAGMA user_version = {int(number)}")

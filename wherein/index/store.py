@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from wherein.errors import IndexUnwritable
-from wherein.index.migrations import apply_migrations
+from wherein.errors import IndexError_, IndexUnwritable
+from wherein.index.migrations import MIGRATIONS, apply_migrations
 
 __all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "open_store"]
 
@@ -92,7 +92,7 @@ def open_store(path: Path) -> Store:
     except sqlite3.DatabaseError as err:
         if _is_unwritable(err):
             raise _unwritable(path, err) from err
-        aside = path.with_name(f"{path.name}.broken-{int(time.time())}")
+        aside = _aside_name(path)
         for suffix in ("", "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
                 os.replace(str(path) + suffix, str(aside) + suffix)
@@ -102,6 +102,17 @@ def open_store(path: Path) -> Store:
             "a new one."
         )
         return store
+
+
+def _aside_name(path: Path) -> Path:
+    """`<name>.broken-<time>`, numbered so a second broken file never replaces the first."""
+    stem = f"{path.name}.broken-{int(time.time())}"
+    aside = path.with_name(stem)
+    number = 1
+    while aside.exists():
+        number += 1
+        aside = path.with_name(f"{stem}-{number}")
+    return aside
 
 
 def _is_unwritable(err: sqlite3.Error) -> bool:
@@ -133,21 +144,54 @@ class Store:
 
     def _prepare(self) -> None:
         conn = self.conn
-        (app_id,) = conn.execute("PRAGMA application_id").fetchone()
-        (version,) = conn.execute("PRAGMA user_version").fetchone()
-        if app_id not in (0, APPLICATION_ID) or (app_id == 0 and version != 0):
+        app_id, version, tables = self._header()
+        if app_id not in (0, APPLICATION_ID) or (app_id == 0 and (version or tables)):
             raise sqlite3.DatabaseError("not a wherein index")
-        if app_id == 0:
-            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if tables:
-                raise sqlite3.DatabaseError("not a wherein index")
+        if version > len(MIGRATIONS):
+            raise IndexError_(
+                f"The index at {self.path} was written by a newer wherein (schema {version}; "
+                f"this one knows {len(MIGRATIONS)}). Upgrade wherein, or delete that file to "
+                "rebuild the index."
+            )
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
-        if app_id == 0:
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        apply_migrations(conn)
-        conn.execute("PRAGMA quick_check(1)").fetchone()
+        if app_id == 0 or version < len(MIGRATIONS):
+            self._initialize()
+        # quick_check reports damage as a row rather than raising: read the verdict.
+        (verdict,) = conn.execute("PRAGMA quick_check(1)").fetchone()
+        if verdict != "ok":
+            raise sqlite3.DatabaseError(f"integrity check failed: {' '.join(verdict.split())}")
+
+    def _header(self) -> tuple[int, int, int]:
+        """(application_id, user_version, table count), read as one snapshot."""
+        return self.conn.execute(
+            "SELECT (SELECT application_id FROM pragma_application_id()), "
+            "(SELECT user_version FROM pragma_user_version()), "
+            "(SELECT count(*) FROM sqlite_master)"
+        ).fetchone()
+
+    def _initialize(self) -> None:
+        """Claim a new file and migrate it under the write lock.
+
+        Two processes opening a fresh index at once (a search beside `wherein index`)
+        would otherwise both create the tables, and the loser would take the winner's
+        index for a broken one and move it aside.
+        """
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            app_id, version, tables = self._header()
+            if app_id == 0:
+                if version or tables:
+                    raise sqlite3.DatabaseError("not a wherein index")
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            apply_migrations(conn)
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     def close(self) -> None:
         self.conn.close()
@@ -163,8 +207,15 @@ class Store:
             raise
         try:
             yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
+        except BaseException as err:
+            # On SQLITE_FULL and SQLITE_IOERR SQLite may already have rolled back
+            # (sqlite.org/lang_transaction.html, "Response To Errors Within A Transaction");
+            # a second ROLLBACK would fail and hide the real error.
+            if self.conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+            if isinstance(err, sqlite3.OperationalError) and _is_unwritable(err):
+                raise _unwritable(self.path, err) from err
             raise
         try:
             self.conn.execute("COMMIT")
