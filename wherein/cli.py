@@ -18,7 +18,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one sentence and exit code 2 like ours."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"wherein: {message}. See 'wherein {self.prog.split()[-1]} --help'.\n")
+        # `prog` is the full command ("wherein", "wherein config set"), so the hint runs as typed.
+        self.exit(2, f"wherein: {message}. See '{self.prog} --help'.\n")
 
 
 def _build_parser() -> argparse.ArgumentParser:
