@@ -1,0 +1,73 @@
+"""`wherein baseline` end to end: find and read the ledgers, join recall usage, price, sum."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime, time, timedelta, timezone
+from pathlib import Path
+
+from wherein.errors import UsageError
+from wherein.meter.claude import DEDUPE_LARGEST
+from wherein.meter.jsonl import ReadStats
+from wherein.meter.ledgers import find_ledgers, read_ledgers
+from wherein.meter.prices import load_prices, user_prices_path
+from wherein.meter.summary import Filters, summarize
+from wherein.meter.usage import read_usage, usage_path
+
+__all__ = ["build_baseline", "parse_day"]
+
+
+def parse_day(text: str | None, *, end: bool = False) -> float | None:
+    """Epoch seconds for `--since`/`--until`: a date (YYYY-MM-DD, UTC) or an ISO time.
+
+    With `end`, a bare date means the end of that day, so `--until 2026-11-01` includes it.
+
+    Raises:
+        UsageError: the text is neither a date nor an ISO time.
+    """
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError as err:
+        flag = "--until" if end else "--since"
+        raise UsageError(f"{flag} {text!r} is not a date: use YYYY-MM-DD or an ISO time.") from err
+    bare_date = len(text.strip()) == len("YYYY-MM-DD")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    if end and bare_date:
+        moment = datetime.combine(moment.date(), time(0), tzinfo=timezone.utc) + timedelta(days=1)
+    return moment.timestamp()
+
+
+def build_baseline(
+    ledgers: Iterable[Path] = (),
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    project: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    dedupe: str = DEDUPE_LARGEST,
+    one_hour_as_5m: bool = False,
+) -> dict:
+    """The baseline report as a dict (see `summarize`), from this user's ledgers or `ledgers`.
+
+    Raises:
+        UsageError: a bad date, or a `--ledger` file that does not exist.
+        LedgerMissing: no ledger to read.
+        ConfigError: the user's price file is malformed.
+    """
+    filters = Filters(
+        since=parse_day(since), until=parse_day(until, end=True), project=project or None
+    )
+    if filters.since is not None and filters.until is not None and filters.since >= filters.until:
+        raise UsageError(f"--since {since} is not before --until {until}: swap or widen them.")
+    prices = load_prices(environ)
+    ledger = read_ledgers(find_ledgers(ledgers, environ), dedupe=dedupe)
+    usage_stats = ReadStats()
+    usage = read_usage(usage_path(environ), usage_stats)
+    summary = summarize(ledger, usage, prices, filters, one_hour_as_5m=one_hour_as_5m)
+    summary["usage_rows_malformed"] = usage_stats.malformed
+    summary["filters"] = {"since": since, "until": until, "project": project}
+    summary["rules"]["user_price_file"] = str(user_prices_path(environ))
+    return summary

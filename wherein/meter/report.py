@@ -1,0 +1,171 @@
+"""The baseline report as text: the BASELINE block first, then recall, totals and notes."""
+
+from __future__ import annotations
+
+import textwrap
+
+__all__ = ["format_report"]
+
+TEXT_WIDTH = 96  # sentences wrap here; the figures' lines stay whole
+LABEL_WIDTH = 30  # "avg context/request (typical)" plus one space, as in issue 7's block
+NOTE_GAP = "    "
+POOLED = "avg context/request (pooled)"
+TYPICAL = "avg context/request (typical)"
+WHY_TWO_AVERAGES = (
+    "Why two averages: pooled is dominated by long sessions with many large requests; "
+    "typical gives each session one vote."
+)
+NO_RECALL_YET = (
+    "No session has used recall yet, so there is nothing to compare: "
+    "every session above is the baseline."
+)
+CAVEAT = "the groups differ in more than recall (task, length, model): a measurement, not a proof"
+
+Row = tuple[str, str, str]  # label, value, note
+
+
+def format_report(summary: dict) -> str:
+    """Render a `summarize` dict as the text report."""
+    groups = summary["groups"]
+    lines = ["BASELINE", *_block(_group_rows(groups["baseline"])), *_para(WHY_TWO_AVERAGES)]
+    lines += ["", "WITH RECALL"]
+    if summary["recall_used"]:
+        recall = groups["recall"]
+        lines += _block(_group_rows(recall) + _usage_rows(recall["usage"]))
+        lines += _comparison(groups)
+    else:
+        lines += _para(NO_RECALL_YET)
+    lines += ["", _period_title(summary), *_block(_total_rows(summary))]
+    lines += ["", "NOTES"]
+    for note in _notes(summary):
+        lines += textwrap.wrap(note, TEXT_WIDTH, initial_indent="  - ", subsequent_indent="    ")
+    return "\n".join(lines) + "\n"
+
+
+def _para(text: str) -> list[str]:
+    return textwrap.wrap(text, TEXT_WIDTH, initial_indent="  ", subsequent_indent="  ")
+
+
+def _block(rows: list[Row]) -> list[str]:
+    width = max((len(value) for _, value, _ in rows), default=0)
+    return [
+        f"  {label:<{LABEL_WIDTH}}{value:<{width}}{NOTE_GAP}{note}".rstrip()
+        for label, value, note in rows
+    ]
+
+
+def _group_rows(group: dict) -> list[Row]:
+    return [
+        ("sessions", _count(group["sessions"]), ""),
+        ("requests", _count(group["requests"]), ""),
+        (POOLED, _count(group["avg_context_pooled"]), "every request counts once"),
+        (TYPICAL, _count(group["avg_context_typical"]), "every session counts once"),
+        ("cost", _usd(group["cost_usd"]), ""),
+    ]
+
+
+def _usage_rows(usage: dict) -> list[Row]:
+    seen = f"logged by wherein; {_count(usage['calls_in_transcripts'])} seen in transcripts"
+    source = f"of {_count(usage['source_chars'])} chars in the source it came from"
+    kept = _count(usage["tokens_kept_out_estimate"])
+    return [
+        ("recall calls", _count(usage["calls_logged"]), seen),
+        ("chars returned", _count(usage["returned_chars"]), source),
+        ("tokens kept out", kept, f"estimate, {usage['estimate']}"),
+    ]
+
+
+def _comparison(groups: dict) -> list[str]:
+    before = groups["baseline"]["avg_context_typical"]
+    after = groups["recall"]["avg_context_typical"]
+    if not before or after is None:
+        return []
+    change = (after - before) / before
+    direction = "lower" if change < 0 else "higher"
+    return _para(f"Typical context/request is {abs(change):.0%} {direction} with recall; {CAVEAT}.")
+
+
+def _period_title(summary: dict) -> str:
+    period = summary["period"]
+    if not period["days"]:
+        return "ALL SESSIONS"
+    return f"ALL SESSIONS  {period['first']} .. {period['last']} ({period['days']} days, UTC)"
+
+
+def _total_rows(summary: dict) -> list[Row]:
+    split = summary["cost_split_usd"]
+    total = summary["cost_usd"]
+    parts = [
+        ("  re-reading cached context", split["cache_read"]),
+        ("  new input", split["input"]),
+        ("  cache writes", split["cache_write"]),
+        ("  output", split["output"]),
+    ]
+    if summary["stored_cost_requests"]:
+        parts.append(("  stored in the ledger", split["stored"]))
+    hit_rate = summary["cache_hit_rate"]
+    return [
+        ("sessions", _count(summary["sessions"]), ""),
+        ("requests", _count(summary["requests"]), ""),
+        ("cost", _usd(total), ""),
+        ("cache hit rate", _percent(hit_rate) or "n/a", "cache reads / all context tokens"),
+        ("cost split", "", ""),
+        *((label, _usd(v), _percent(v / total if total else None)) for label, v in parts),
+        ("model calls per day", _number(summary["calls_per_day"]), "over the whole period"),
+        ("cost per day", _usd(summary["cost_per_day"]), ""),
+    ]
+
+
+def _notes(summary: dict) -> list[str]:
+    ledger_bad = _count(summary["malformed_lines"])
+    usage_bad = _count(summary["usage_rows_malformed"])
+    notes = [f"Malformed lines skipped: {ledger_bad} in the ledgers, {usage_bad} in usage.jsonl."]
+    for item in summary["unpriced_models"]:
+        what = f"{item['model']} ({_requests(item['requests'])}, {item['reason']})"
+        where = summary["rules"].get("user_price_file", "your prices.toml")
+        notes.append(f"Unpriced and left out of every cost: {what}; add it to {where} to price it.")
+    stored = summary["stored_cost_requests"]
+    if stored:
+        notes.append(f"{_requests(stored)} used the cost stored in the ledger.")
+    tiers = summary["price_tiers"]
+    if tiers["long_context"]:
+        notes.append(f"{_requests(tiers['long_context'])} priced at long-context rates.")
+    if tiers["off_peak"]:
+        notes.append(f"{_requests(tiers['off_peak'])} priced at off-peak rates.")
+    if summary["duplicate_lines"]:
+        merged = _count(summary["duplicate_lines"])
+        notes.append(f"{merged} streamed copies of Claude responses merged into their request.")
+    if summary["repeated_events"]:
+        notes.append(f"{_count(summary['repeated_events'])} repeated Codex totals skipped.")
+    if summary["unmatched_usage_rows"]:
+        stray = _count(summary["unmatched_usage_rows"])
+        notes.append(f"{stray} recall calls in usage.jsonl match no session of these ledgers.")
+    notes += [f"Unreadable, skipped: {item}" for item in summary["sources"]["unreadable"]]
+    rules = summary["rules"]
+    tables = ", ".join(rules["price_tables"])
+    notes.append(f"Prices: {tables}; 1-hour cache writes at the {rules['one_hour_cache_writes']}.")
+    return notes
+
+
+def _requests(n: int) -> str:
+    return f"{n:,} request" if n == 1 else f"{n:,} requests"
+
+
+def _count(value: float | None) -> str:
+    return "n/a" if value is None else f"{round(value):,}"
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:,.1f}"
+
+
+def _usd(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    if 0 < value < 0.01:
+        return f"${value:.4f}"
+    return f"${value:,.2f}"
+
+
+def _percent(value: float | None) -> str:
+    return "" if value is None else f"{value:.1%}"
