@@ -146,21 +146,25 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
+    from wherein.embedding.probe import describe_embedder
     from wherein.index.status import read_status
 
     workspace = _workspace(args)
     settings = _settings(workspace)
     status = read_status(workspace)
-    status["embedding"] = {
-        "provider": settings["embedding.provider"],
-        "model": settings["embedding.model"],
-    }
+    # "embedder" is the configured one and whether it answered; the index's stored identity
+    # moves to "index_embedder".
+    status["index_embedder"] = status.pop("embedder", None)
+    status["embedder"], status["endpoint_error"] = describe_embedder(
+        settings, status["index_embedder"]
+    )
     if args.json:
         json.dump(status, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     print(f"workspace  {status['workspace']}")
     print(f"index      {status['index_path']}")
+    print(f"endpoint   {_endpoint_line(status['embedder'], status['endpoint_error'])}")
     if not status["exists"]:
         print("state      no index yet: run 'wherein index'")
         return 0
@@ -170,8 +174,17 @@ def _status(args: argparse.Namespace) -> int:
     pending = status["pending"]
     print(f"files      {status['files']} indexed, {status['skipped_files']} skipped")
     print(f"chunks     {status['chunks']} ({pending['chunks']} waiting for a vector)")
-    print(f"embedder   {status['embedder'] or '(none yet)'}")
+    print(f"embedder   {status['index_embedder'] or '(none yet)'}")
     return 0
+
+
+def _endpoint_line(embedder: dict, problem: str | None) -> str:
+    name = f"{embedder['provider']}, {embedder['model'] or 'default model'}"
+    if embedder["url"] is None:
+        return f"in process ({name})"
+    if embedder["answered"]:
+        return f"{embedder['url']} ({name}, {embedder['dim']} dims): answered"
+    return f"{embedder['url']} ({name}): configured, no answer: {problem}"
 
 
 def _config(args: argparse.Namespace) -> int:

@@ -84,6 +84,7 @@ class FakeEmbeddingServer:
         self.requests: list[Recorded] = []
         self.connections = 0
         self.reverse_openai_order = False
+        self.close_after_reply = False
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._sockets: list[socket.socket] = []
@@ -199,6 +200,9 @@ class _Handler(BaseHTTPRequestHandler):
         payload = reply.encoded()
         self.send_response(reply.status)
         headers = {"Content-Type": "application/json", **reply.headers}
+        if owner.close_after_reply:
+            headers["Connection"] = "close"
+            self.close_connection = True
         for name, value in headers.items():
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(payload)))

@@ -100,7 +100,7 @@ def check_url(url: str, *, allow_remote: bool, key: str = "embedding.api_base") 
             raise _refused(key, url, _not_local(host, "is a name other than 'localhost', so "
                                                       "it could point anywhere"))  # fmt: skip
     else:
-        if address.is_unspecified:
+        if _unmapped(address).is_unspecified:
             raise _refused(key, url, f"'{host}' is the unspecified address, not a machine")
         if not _is_loopback(address) and not allow_remote:
             raise _refused(key, url, _not_local(host, "is not a loopback address"))
@@ -151,7 +151,7 @@ def resolve_endpoint(
     remote = False
     for answer in answers:
         address = _ip_literal(answer)
-        if address is None or address.is_unspecified:
+        if address is None or _unmapped(address).is_unspecified:
             raise _refused(
                 key,
                 endpoint.base_url,
@@ -192,10 +192,15 @@ def _ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | No
         return None
 
 
+def _unmapped(
+    address: ipaddress.IPv4Address | ipaddress.IPv6Address,
+) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    # ::ffff:127.0.0.1 is 127.0.0.1 on the wire; ipaddress calls it non-loopback before 3.13.
+    return getattr(address, "ipv4_mapped", None) or address
+
+
 def _is_loopback(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    # ::ffff:127.0.0.1 is loopback once unmapped; ipaddress says False for it before 3.13.
-    mapped = getattr(address, "ipv4_mapped", None)
-    return (mapped or address).is_loopback
+    return _unmapped(address).is_loopback
 
 
 def _not_local(host: str, why: str) -> str:

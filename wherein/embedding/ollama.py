@@ -36,8 +36,10 @@ class OllamaEmbedder(HttpEmbedder):
         return body["embeddings"]
 
     def _missing_model(self, server_text: str) -> str | None:
-        # Ollama says: model "nomic-embed-text" not found, try pulling it first
-        if "not found" not in server_text.lower():
+        # Ollama says: model "nomic-embed-text" not found, try pulling it first; a wrong path
+        # gets Go's "404 page not found", which is not about the model.
+        lowered = server_text.lower()
+        if "model" not in lowered or "not found" not in lowered:
             return None
         return (
             f"model '{self.model}' is not pulled on {self.endpoint.base_url}: "
