@@ -182,7 +182,7 @@ def run_search(
             embedder = _warm(store, workspace, settings, locked, budget, prefixes, embedder,
                              warnings)  # fmt: skip
             hits, source_chars = _rank(store, text, limit, prefixes, embedder, settings, signals,
-                                       str(workspace))  # fmt: skip
+                                       str(workspace), warnings)  # fmt: skip
             pending_files, pending_chunks = store.pending_count()
         finally:
             store.close()
@@ -221,7 +221,8 @@ def _warm(store, workspace, settings, locked, budget, prefixes, embedder, warnin
     return embedder
 
 
-def _rank(store: Store, query, limit, prefixes, embedder, settings, signals, workspace_root):
+def _rank(store: Store, query, limit, prefixes, embedder, settings, signals, workspace_root,
+          warnings=None):  # fmt: skip
     ids, lengths = store.chunk_table(prefixes)
     if len(ids) == 0:
         return [], 0
@@ -241,8 +242,8 @@ def _rank(store: Store, query, limit, prefixes, embedder, settings, signals, wor
     similarity_of: dict[int, float] = {}
     if embedder is not None and store.get_meta("embedder") == embedder.identity.key():
         vector_ids, matrix = store.vectors(ids if prefixes else None)
-        if len(vector_ids):
-            query_vector = embedder.embed([query])[0]
+        query_vector = _query_vector(embedder, query, warnings) if len(vector_ids) else None
+        if query_vector is not None:
             sims = similarities(query_vector, matrix)
             vector_order = _top(sims, CANDIDATES_PER_RANKER, positive=False)
             orders.append([int(vector_ids[i]) for i in vector_order])
@@ -265,6 +266,16 @@ def _rank(store: Store, query, limit, prefixes, embedder, settings, signals, wor
         hits.append(_hit(rank, row, candidate.score, similarity_of.get(row.id), excerpt_lines,
                          workspace_root))  # fmt: skip
     return hits, sum(sizes.values())
+
+
+def _query_vector(embedder: Embedder, query: str, warnings: list[str] | None):
+    """The query's vector, or None when the embedder fails now: keywords still rank (fail open)."""
+    try:
+        return embedder.embed([query])[0]
+    except EmbedderError as err:
+        if warnings is not None:
+            warnings.append(f"{err} Ranked by keywords only.")
+        return None
 
 
 def _mean_idf(store: Store, prefixes, n_docs: int) -> float:

@@ -105,6 +105,16 @@ def test_search_with_a_wedged_endpoint_falls_back_within_its_deadline(repo, serv
     assert any("did not answer within 0.5 s" in w for w in result.warnings)
 
 
+def test_search_falls_back_when_the_endpoint_stalls_on_the_query_itself(repo, server, use_endpoint):
+    use_endpoint(server.url, timeout_s="0.5")
+    build_index(repo, load_settings(repo))
+    server.queue.extend([Reply(200, {"embeddings": [[0.5] * 64]}), WEDGE])  # probe, then query
+    result = run_search("parse_cookie", workspace=repo, settings=load_settings(repo))
+    assert result.hits[0].path == "app/cookies.py"
+    assert result.hits[0].similarity is None
+    assert any("did not answer within 0.5 s" in w for w in result.warnings)
+
+
 def test_index_with_an_unreachable_endpoint_leaves_chunks_pending_and_counts_them(
     repo, use_endpoint, capsys
 ):
