@@ -55,6 +55,13 @@ def _build_parser() -> argparse.ArgumentParser:
     setter.add_argument(
         "--workspace-file", action="store_true", help="write the workspace's .wherein.toml"
     )
+
+    baseline = commands.add_parser("baseline", help="what agent sessions cost, with recall or not")
+    baseline.add_argument("--ledger", action="append", metavar="FILE", help="a JSONL ledger")
+    baseline.add_argument("--since", help="from this day (YYYY-MM-DD, UTC) or ISO time")
+    baseline.add_argument("--until", help="to this day, inclusive, or ISO time")
+    baseline.add_argument("--project", help="only requests whose project path contains this")
+    baseline.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
@@ -67,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "search": _search,
             "status": _status,
             "config": _config,
+            "baseline": _baseline,
         }[args.command]
         return handler(args)
     except WhereinError as err:
@@ -200,6 +208,20 @@ def _config(args: argparse.Namespace) -> int:
     path = workspace_config_path(workspace) if args.workspace_file else user_config_path()
     config_set(args.key, args.value, path)
     print(f"Set {args.key} in {path}.")
+    return 0
+
+
+def _baseline(args: argparse.Namespace) -> int:
+    from wherein.meter import build_baseline, format_report
+
+    summary = build_baseline(
+        args.ledger or (), since=args.since, until=args.until, project=args.project
+    )
+    if args.json:
+        json.dump(summary, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_report(summary))
     return 0
 
 
