@@ -10,6 +10,7 @@ headings; any other text falls back to windows of lines.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -71,7 +72,7 @@ def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
     tree = parser.parse(text.encode("utf-8", errors="surrogatepass"))
     definitions = _definitions(tree.root_node, language)
     cutter = _Cutter(lines)
-    spans = cutter.group(_units(tree.root_node, len(lines)), ())
+    spans = cutter.group(_units(tree.root_node, lines), ())
     return language, _build(lines, spans, definitions, "code")
 
 
@@ -90,15 +91,26 @@ def _end_row(node) -> int:
     return end.row
 
 
-def _units(parent, line_count: int) -> list[tuple[int, int, object]]:
+def _units(parent, lines: list[str]) -> list[tuple[int, int, object]]:
     """The parent's named children as row spans, comments attached to what follows."""
     units: list[list] = []
     pending_comment: list | None = None
     for child in parent.named_children:
-        start, end = child.start_point.row, min(_end_row(child), line_count - 1)
+        start, end = child.start_point.row, min(_end_row(child), len(lines) - 1)
+        # Some grammars (Scala's indented blocks) end a node on the next line's
+        # indentation, after blank lines; those lines belong to what comes next.
+        column = child.end_point.column
+        if end > start and end == child.end_point.row and not lines[end][:column].strip():
+            end -= 1
+            while end > start and not lines[end].strip():
+                end -= 1
         if units and start <= units[-1][1]:  # shares a line with the previous unit
             units[-1][1] = max(units[-1][1], end)
-            units[-1][2] = None
+            # Keep the taller node so the unit still splits along its structure: a
+            # trailing `}  // namespace app` must not turn a namespace into windows.
+            kept = units[-1][2]
+            if _end_row(child) - child.start_point.row > _end_row(kept) - kept.start_point.row:
+                units[-1][2] = child
             continue
         unit = [start, end, child]
         if pending_comment is not None and start <= pending_comment[1] + 1:
@@ -107,8 +119,25 @@ def _units(parent, line_count: int) -> list[tuple[int, int, object]]:
             units[-1] = unit
         else:
             units.append(unit)
-        pending_comment = unit if "comment" in child.type else None
+        pending_comment = unit if _leads(child) else None
     return [(u[0], u[1], u[2]) for u in units]
+
+
+# Siblings that annotate the declaration after them: Rust `#[derive(...)]`, decorators
+# of TypeScript class members, Haskell haddocks and type signatures. (Python wraps decorators in its
+# definition node.)
+_ANNOTATIONS = frozenset({"attribute_item", "decorator", "haddock", "signature"})
+
+
+def _leads(node) -> bool:
+    """Whether the node belongs with what follows it: a comment or an annotation."""
+    if "comment" in node.type or node.type in _ANNOTATIONS:
+        return True
+    # Elixir's `@doc`, `@spec` and `@impl` are module attributes written before a `def`.
+    if node.type == "unary_operator":
+        operator = node.child_by_field_name("operator")
+        return operator is not None and operator.type == "@"
+    return False
 
 
 class _Cutter:
@@ -146,18 +175,55 @@ class _Cutter:
     def split(self, start: int, end: int, node, header_rows: tuple[int, ...]) -> list[_Span]:
         """Split an oversized unit at its body's children, or into line windows."""
         body = _body_of(node) if node is not None else None
-        children = _units(body, len(self.lines)) if body is not None else []
+        children = _units(body, self.lines) if body is not None else []
         children = [(max(s, start), min(e, end), n) for s, e, n in children if e >= start]
         if len(children) < 2:
             return [_Span(s, e, header_rows) for s, e in _window_rows(self.lines, start, end)]
-        first_child = children[0][0]
-        node_start = max(node.start_point.row, start)
-        own_header = tuple(range(node_start, min(first_child, node_start + MAX_HEADER_LINES)))
+        own_header = self.header_rows(node, body, children[0][0], max(node.start_point.row, start))
         inner = self.group(children, header_rows + own_header)
         # The header lines open the first part; the closing lines end the last.
         inner[0] = _Span(start, inner[0].end, header_rows)
         inner[-1] = _Span(inner[-1].start, end, inner[-1].header_rows)
         return inner
+
+    def header_rows(self, node, body, first_child: int, top: int) -> tuple[int, ...]:
+        """The rows that open the node and each level down to its body.
+
+        That is the signature and lines like `switch r.Method {`, not the statements
+        that happen to precede the body (`ctx, cancel := ...`), which are content.
+        """
+        path = []
+        current = body
+        while current is not None and current != node:
+            path.append(current)
+            current = current.parent
+        if not path:  # the node is its own body: everything before its first part
+            rows = set(range(top, first_child))
+        else:
+            outer = path[-1]
+            rows = {top, *range(top, outer.start_point.row)}
+            for child in node.named_children:  # an `if` branch before an `else` body
+                child_start, child_end = child.start_point.row, _end_row(child)
+                if child != outer and top < child_start < child_end:
+                    rows -= set(range(child_start, child_end + 1))
+            rows.update(p.start_point.row for p in path if _opens_itself(p))
+        # A line of bare brackets (Allman-style `{`) says nothing about what it opens.
+        kept = sorted(row for row in rows if row >= top and self.lines[row].strip(_BRACKETS))
+        if len(kept) > MAX_HEADER_LINES:  # the first line names it; the last is nearest
+            kept = kept[:1] + kept[1 - MAX_HEADER_LINES :]
+        return tuple(kept)
+
+
+_BRACKETS = " \t\r{}()[]:;,"
+
+
+def _opens_itself(node) -> bool:
+    """Whether the node starts with its own tokens (`for`, `switch`, `{`) before its parts."""
+    children = node.named_children
+    if not children:
+        return False
+    first = children[0].start_point
+    return (node.start_point.row, node.start_point.column) < (first.row, first.column)
 
 
 def _body_of(node):
@@ -174,7 +240,21 @@ def _body_of(node):
             return current
         if share < BODY_SHARE or not largest.named_children:
             return current
+        # Siblings beside the largest child would be glued to the first or last part and
+        # could push it past MAX_CHUNK_LINES: split here so they are parts of their own.
+        if _rows_beside(current, largest) > MAX_HEADER_LINES:
+            return current
         current = largest
+
+
+def _rows_beside(parent, child) -> int:
+    """Rows of the parent's other parts below its first line: statements, not a signature."""
+    first = parent.start_point.row
+    rows: set[int] = set()
+    for other in parent.named_children:
+        if other != child and other.start_point.row > first:
+            rows.update(range(other.start_point.row, _end_row(other) + 1))
+    return len(rows)
 
 
 def _definitions(root, language: str) -> list[_Definition]:
@@ -190,6 +270,11 @@ def _definitions(root, language: str) -> list[_Definition]:
         if definition and name:
             node = definition[0]
             text = name[0].text.decode("utf-8", errors="replace")
+            # A method declared outside its type (Go receivers, C++ `Foo::bar`,
+            # Ruby `def self.x`) names the type in an optional @receiver capture.
+            receiver = captures.get("receiver")
+            if receiver:
+                text = f"{receiver[0].text.decode('utf-8', errors='replace')}.{text}"
             names.setdefault(node.id, (text, node))
     found = []
     for text, node in names.values():
@@ -207,15 +292,14 @@ def _definitions(root, language: str) -> list[_Definition]:
 
 def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
     chunks = []
+    headings = _heading_rows(lines) if kind == "markdown" else []
     for span in spans:
         text = "\n".join(lines[span.start : span.end + 1])
         if not text.strip():
             continue
         if kind == "markdown":
             symbols = tuple(
-                _heading_text(lines[row])
-                for row in range(span.start, span.end + 1)
-                if _HEADING.match(lines[row])
+                _heading_text(lines[row]) for row in headings if span.start <= row <= span.end
             )[:MAX_SYMBOLS]
         else:
             symbols = _symbols_in(span, definitions)
@@ -256,22 +340,47 @@ def _windows(lines: list[str], start: int, end: int) -> list[_Span]:
 
 
 _HEADING = re.compile(r"^ {0,3}#{1,6}\s+\S")
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# An optional closing sequence (`## Title ##`) needs a space before it; `C#` keeps its hash.
+_CLOSING_HASHES = re.compile(r"\s+#+\s*$")
 
 
 def _heading_text(line: str) -> str:
-    return line.strip().lstrip("#").strip()
+    return _CLOSING_HASHES.sub("", line.strip().lstrip("#")).strip()
+
+
+def _heading_rows(lines: list[str]) -> list[int]:
+    """Rows of ATX headings outside fenced code (a `# comment` in a shell block is not one)."""
+    rows = []
+    fence = ""  # the opening marker while inside a fenced block
+    for row, line in enumerate(lines):
+        match = _FENCE.match(line)
+        if fence:
+            # CommonMark: the closing fence uses the same character, at least as many,
+            # and nothing else.
+            marker = match.group(1) if match else ""
+            closes = marker[:1] == fence[0] and len(marker) >= len(fence)
+            if closes and not line.strip().strip(fence[0]):
+                fence = ""
+        elif match:
+            fence = match.group(1)
+        elif _HEADING.match(line):
+            rows.append(row)
+    return rows
 
 
 def _markdown_spans(lines: list[str]) -> list[_Span]:
     """Sections from one heading to the next; small ones merged, large ones windowed."""
-    starts = [0]
-    in_fence = False
-    for row, line in enumerate(lines):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence and _HEADING.match(line) and row > 0:
-            starts.append(row)
+    headings = _heading_rows(lines)
+    starts = [0] + [row for row in headings if row > 0]
     bounds = [(s, e - 1) for s, e in zip(starts, starts[1:] + [len(lines)], strict=True)]
     cutter = _Cutter(lines)
-    return cutter.group([(s, e, None) for s, e in bounds if e >= s], ())
+    spans = cutter.group([(s, e, None) for s, e in bounds if e >= s], ())
+    # A window cut from the middle of a long section keeps that section's heading.
+    out = []
+    for span in spans:
+        index = bisect.bisect_right(headings, span.start) - 1
+        if index >= 0 and headings[index] != span.start:
+            span = _Span(span.start, span.end, (headings[index],))
+        out.append(span)
+    return out

@@ -1,0 +1,194 @@
+; Declarations that name a chunk. @definition is the whole declaration, @name its name,
+; @receiver the class a method defined outside it belongs to (`void Widget::draw()` is
+; `Widget.draw`). A query cannot say "any parent but X", so patterns that depend on where a
+; declaration sits are repeated once per parent.
+
+; Functions and methods, returning values, pointers or references.
+(function_definition
+  declarator: (function_declarator declarator: [
+      (identifier) @name
+      (field_identifier) @name
+      (destructor_name) @name
+      (operator_name) @name
+      (qualified_identifier
+        scope: [(namespace_identifier) @receiver (template_type name: (type_identifier) @receiver)]
+        name: [(identifier) (destructor_name) (operator_name)] @name)
+      (qualified_identifier
+        name: (qualified_identifier
+          scope: [(namespace_identifier) @receiver (template_type name: (type_identifier) @receiver)]
+          name: [(identifier) (destructor_name) (operator_name)] @name))
+    ])) @definition
+(function_definition
+  declarator: (pointer_declarator declarator: (function_declarator declarator: [
+      (identifier) @name
+      (field_identifier) @name
+      (destructor_name) @name
+      (operator_name) @name
+      (qualified_identifier
+        scope: [(namespace_identifier) @receiver (template_type name: (type_identifier) @receiver)]
+        name: [(identifier) (destructor_name) (operator_name)] @name)
+      (qualified_identifier
+        name: (qualified_identifier
+          scope: [(namespace_identifier) @receiver (template_type name: (type_identifier) @receiver)]
+          name: [(identifier) (destructor_name) (operator_name)] @name))
+    ]))) @definition
+(function_definition
+  declarator: (reference_declarator (function_declarator declarator: [
+      (identifier) @name
+      (field_identifier) @name
+      (destructor_name) @name
+      (operator_name) @name
+      (qualified_identifier
+        scope: [(namespace_identifier) @receiver (template_type name: (type_identifier) @receiver)]
+        name: [(identifier) (destructor_name) (operator_name)] @name)
+      (qualified_identifier
+        name: (qualified_identifier
+          scope: [(namespace_identifier) @receiver (template_type name: (type_identifier) @receiver)]
+          name: [(identifier) (destructor_name) (operator_name)] @name))
+    ]))) @definition
+
+; Classes and other types with a body (a `struct x` without one is a use). Inside a typedef
+; only the typedef's name is captured, so the tag is not listed again as `node_t.node`.
+(translation_unit
+  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
+(declaration_list
+  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
+(preproc_if
+  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
+(preproc_ifdef
+  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
+(preproc_else
+  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
+(preproc_elif
+  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
+(template_declaration
+  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
+(declaration
+  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
+(field_declaration
+  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
+   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
+(namespace_definition name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition
+(alias_declaration name: (type_identifier) @name) @definition
+(type_definition declarator: (type_identifier) @name) @definition
+(concept_definition name: (identifier) @name) @definition
+
+; Macros with a value (an include guard has none and names nothing).
+(preproc_def name: (identifier) @name value: (preproc_arg)) @definition
+(preproc_function_def name: (identifier) @name) @definition
+
+; Method declarations in a class body (a header's API).
+(field_declaration_list
+  (field_declaration
+    declarator: (function_declarator
+      declarator: [(field_identifier) (operator_name) (destructor_name)] @name)) @definition)
+(field_declaration_list
+  (declaration
+    declarator: (function_declarator
+      declarator: [(identifier) (destructor_name) (operator_name)] @name)) @definition)
+
+; Namespace- and file-scope prototypes, constants and variables; locals are left out.
+(translation_unit
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (array_declarator declarator: (identifier) @name)
+      (function_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+      (reference_declarator (function_declarator declarator: (identifier) @name))
+    ]) @definition)
+(declaration_list
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (array_declarator declarator: (identifier) @name)
+      (function_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+      (reference_declarator (function_declarator declarator: (identifier) @name))
+    ]) @definition)
+(preproc_if
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (array_declarator declarator: (identifier) @name)
+      (function_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+      (reference_declarator (function_declarator declarator: (identifier) @name))
+    ]) @definition)
+(preproc_ifdef
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (array_declarator declarator: (identifier) @name)
+      (function_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+      (reference_declarator (function_declarator declarator: (identifier) @name))
+    ]) @definition)
+(preproc_else
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (array_declarator declarator: (identifier) @name)
+      (function_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+      (reference_declarator (function_declarator declarator: (identifier) @name))
+    ]) @definition)
+(preproc_elif
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (array_declarator declarator: (identifier) @name)
+      (function_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+      (reference_declarator (function_declarator declarator: (identifier) @name))
+    ]) @definition)

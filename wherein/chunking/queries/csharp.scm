@@ -1,0 +1,19 @@
+; Declarations that name a chunk. @definition is the whole declaration, @name its name.
+(namespace_declaration name: [(identifier) (qualified_name)] @name) @definition
+(file_scoped_namespace_declaration name: [(identifier) (qualified_name)] @name) @definition
+(class_declaration name: (identifier) @name) @definition
+(struct_declaration name: (identifier) @name) @definition
+(interface_declaration name: (identifier) @name) @definition
+(record_declaration name: (identifier) @name) @definition
+(enum_declaration name: (identifier) @name) @definition
+(delegate_declaration name: (identifier) @name) @definition
+(method_declaration name: (identifier) @name) @definition
+(constructor_declaration name: (identifier) @name) @definition
+(property_declaration name: (identifier) @name) @definition
+(local_function_statement name: (identifier) @name) @definition
+
+; Constants: `const` fields.
+((field_declaration
+   (modifier) @_modifier
+   (variable_declaration (variable_declarator name: (identifier) @name))) @definition
+ (#eq? @_modifier "const"))

@@ -1,0 +1,19 @@
+; Declarations that name a chunk. @definition is the whole declaration, @name its name.
+(header module: (module) @name) @definition
+(data_type name: (name) @name) @definition
+(newtype name: (name) @name) @definition
+; (sic: the grammar spells the node `type_synomym`)
+(type_synomym name: (name) @name) @definition
+(type_family name: (name) @name) @definition
+(data_family name: (name) @name) @definition
+(class name: (name) @name) @definition
+; An instance is named by its type, as a Rust impl is, so its methods read `Stack.insert`.
+(instance patterns: (type_patterns . (name) @name)) @definition
+(function name: (variable) @name) @definition
+; Signatures sit above their equations and carry the name of an operator too.
+(declarations (signature name: (variable) @name) @definition)
+(declarations (signature name: (prefix_id (operator) @name)) @definition)
+(class_declarations (signature name: (variable) @name) @definition)
+; Top-level values: `maxDepth = 100`.
+(declarations (bind name: (variable) @name) @definition)
+(instance_declarations (bind name: (variable) @name) @definition)

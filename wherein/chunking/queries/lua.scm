@@ -1,0 +1,19 @@
+; Declarations that name a chunk. @definition is the whole declaration, @name its name,
+; @receiver the table a function is stored in (`function M.new()`, `function M:start()`).
+(function_declaration name: (identifier) @name) @definition
+(function_declaration
+  name: (dot_index_expression table: (identifier) @receiver field: (identifier) @name)) @definition
+(function_declaration
+  name: (method_index_expression table: (identifier) @receiver method: (identifier) @name)) @definition
+; `M.stop = function() end` and `local cb = function() end`.
+(assignment_statement
+  (variable_list
+    name: (dot_index_expression table: (identifier) @receiver field: (identifier) @name))
+  (expression_list value: (function_definition))) @definition
+(assignment_statement
+  (variable_list name: (identifier) @name)
+  (expression_list value: (function_definition))) @definition
+; File-level locals: the module table and its constants.
+(chunk
+  (variable_declaration
+    (assignment_statement (variable_list name: (identifier) @name)) @definition))

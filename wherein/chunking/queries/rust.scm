@@ -1,0 +1,21 @@
+; Declarations that name a chunk. @definition is the whole declaration, @name its name.
+(struct_item name: (type_identifier) @name) @definition
+(enum_item name: (type_identifier) @name) @definition
+(union_item name: (type_identifier) @name) @definition
+(trait_item name: (type_identifier) @name) @definition
+(type_item name: (type_identifier) @name) @definition
+(mod_item name: (identifier) @name) @definition
+(macro_definition name: (identifier) @name) @definition
+(const_item name: (identifier) @name) @definition
+(static_item name: (identifier) @name) @definition
+(function_item name: (identifier) @name) @definition
+(function_signature_item name: (identifier) @name) @definition
+
+; An impl block is named by its type (trait impls too), so its methods read `Point.area`.
+(impl_item
+  type: [
+    (type_identifier) @name
+    (generic_type type: (type_identifier) @name)
+    (scoped_type_identifier name: (type_identifier) @name)
+    (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
+  ]) @definition

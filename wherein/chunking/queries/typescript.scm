@@ -1,0 +1,42 @@
+; Declarations that name a chunk. @definition is the whole declaration, @name its name.
+; The TypeScript and TSX grammars share these node types; tsx.scm is a copy of this file.
+(class_declaration name: (type_identifier) @name) @definition
+(abstract_class_declaration name: (type_identifier) @name) @definition
+(interface_declaration name: (type_identifier) @name) @definition
+(type_alias_declaration name: (type_identifier) @name) @definition
+(enum_declaration name: (identifier) @name) @definition
+; `namespace NS {}` and `module M {}`; an ambient `declare module "pkg"` is named by its string.
+(internal_module name: [(identifier) (nested_identifier)] @name) @definition
+(module name: [(identifier) (nested_identifier)] @name) @definition
+(module name: (string (string_fragment) @name)) @definition
+
+(function_declaration name: (identifier) @name) @definition
+(generator_function_declaration name: (identifier) @name) @definition
+(function_signature name: (identifier) @name) @definition
+(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition
+(abstract_method_signature
+  name: [(property_identifier) (private_property_identifier)] @name) @definition
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier)] @name
+  value: [(arrow_function) (function_expression)]) @definition
+
+; `const f = () => ...`, `const C = class {...}` anywhere: functions by another spelling.
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function) (class)]) @definition
+
+; Module-level constants and variables (`export const LIMIT = 10`).
+(program (lexical_declaration (variable_declarator name: (identifier) @name) @definition))
+(program (variable_declaration (variable_declarator name: (identifier) @name) @definition))
+(program (export_statement
+  declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @definition)))
+
+; `Foo.prototype.bar = function () {}`, `module.exports.run = () => {}`.
+(assignment_expression
+  left: (member_expression property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression)]) @definition
+
+; Methods written as object properties: `{ run: function () {} }`.
+(pair
+  key: (property_identifier) @name
+  value: [(arrow_function) (function_expression)]) @definition

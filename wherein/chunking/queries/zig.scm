@@ -1,0 +1,6 @@
+; Declarations that name a chunk. @definition is the whole declaration, @name its name.
+; Zig declares types as constants (`const Point = struct {...}`), so container-level
+; `const`/`var` declarations name structs, enums, unions and error sets as well as values.
+; Locals are `Statement`s, not `Decl`s, and are left out.
+(Decl (FnProto function: (IDENTIFIER) @name)) @definition
+(Decl (VarDecl variable_type_function: (IDENTIFIER) @name)) @definition
