@@ -152,14 +152,15 @@ def _request(line: dict, message: dict, session: str, fallback_project: str) -> 
     when = parse_time(line.get("timestamp"))
     if not isinstance(usage, dict) or not isinstance(model, str) or not model or when is None:
         return None
-    counts = [
+    counts = (
         usage.get("input_tokens"),
         usage.get("cache_creation_input_tokens", 0),
         usage.get("cache_read_input_tokens", 0),
         usage.get("output_tokens"),
-    ]
-    if not all(is_count(c) for c in counts):
-        return None
+    )
+    for count in counts:  # inline is_count: this runs once per line
+        if type(count) is not int or count < 0:
+            return None
     input_tokens, cache_write, cache_read, output = counts
     write_1h = 0
     split = usage.get("cache_creation")

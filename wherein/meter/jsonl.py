@@ -11,6 +11,8 @@ from typing import Any
 
 __all__ = ["ReadStats", "is_amount", "is_count", "iter_json_lines", "parse_time"]
 
+_decode = json.JSONDecoder().decode
+
 
 @dataclass
 class ReadStats:
@@ -49,7 +51,7 @@ def iter_json_lines(path: Path, stats: ReadStats) -> Iterator[Any]:
                 continue
             stats.lines += 1
             try:
-                value = json.loads(raw)
+                value = _decode(raw.decode("utf-8"))  # str, not bytes: skips encoding sniffing
             except ValueError:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
                 stats.note_malformed(path)
                 continue
