@@ -56,6 +56,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "--workspace-file", action="store_true", help="write the workspace's .wherein.toml"
     )
 
+    serve = commands.add_parser("serve", help="serve the recall tool to an agent (MCP, stdio)")
+    serve.add_argument("--workspace", help="the folder to serve (default: the current one)")
+
     baseline = commands.add_parser("baseline", help="what agent sessions cost, with recall or not")
     baseline.add_argument("--ledger", action="append", metavar="FILE", help="a JSONL ledger")
     baseline.add_argument("--since", help="from this day (YYYY-MM-DD, UTC) or ISO time")
@@ -74,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "search": _search,
             "status": _status,
             "config": _config,
+            "serve": _serve,
             "baseline": _baseline,
         }[args.command]
         return handler(args)
@@ -209,6 +213,12 @@ def _config(args: argparse.Namespace) -> int:
     config_set(args.key, args.value, path)
     print(f"Set {args.key} in {path}.")
     return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from wherein.plugin.server import serve
+
+    return serve(_workspace(args))
 
 
 def _baseline(args: argparse.Namespace) -> int:

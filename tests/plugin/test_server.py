@@ -1,0 +1,267 @@
+"""The recall tool over a real MCP session: listing, search, index jobs, status, errors."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import anyio
+import jsonschema
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+
+from tests.helpers import write_tree
+from tests.plugin.conftest import GatedEmbedder, run_session
+from wherein.embedding import registry
+from wherein.index.location import index_dir
+from wherein.index.refresh import EMBED_BATCH, index_lock
+from wherein.index.status import read_status
+from wherein.plugin.server import create_server
+
+
+def _objects(schema):
+    """Every object-typed subschema, depth first."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "object":
+            yield schema
+        for value in schema.values():
+            yield from _objects(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _objects(item)
+
+
+def test_lists_one_tool_with_strict_declared_schemas(repo):
+    async def steps(rc):
+        listed = await rc.client.list_tools()
+        return listed.tools
+
+    (tool,) = run_session(repo, steps)
+    assert tool.name == "recall"
+    for schema in (tool.input_schema, tool.output_schema):
+        jsonschema.Draft202012Validator.check_schema(schema)
+        objects = list(_objects(schema))
+        assert objects and all(o.get("additionalProperties") is False for o in objects)
+    assert set(tool.input_schema["properties"]) == {
+        "query", "action", "limit", "path", "focus", "run_in_background", "config",
+    }  # fmt: skip
+    assert tool.input_schema["properties"]["action"]["enum"] == [
+        "search", "index", "status", "configure",
+    ]  # fmt: skip
+    description = tool.description.lower()
+    assert "grep" in description and "before" in description and "re-read" in description
+    assert len(tool.description) < 600
+
+
+def test_search_answers_from_the_fixture_repo_with_the_real_model(repo):
+    async def steps(rc):
+        return await rc.recall(query="wait longer after a failure and try again")
+
+    result = run_session(repo, steps)
+    assert result["ok"] and result["action"] == "search"
+    assert result["results"][0]["path"] == "app/retry.py"
+    assert result["results"][0]["similarity"] is not None
+    assert "1. app/retry.py:1-7" in result["text"]
+    assert "| def retry_with_backoff(call, attempts=3):" in result["text"]
+    assert result["usage"]["searches"] == 1
+    assert result["text"].splitlines()[-1].startswith("Recall 1 · ")
+
+
+def test_search_path_restricts_results_and_limit_caps_them(repo):
+    async def steps(rc):
+        narrowed = await rc.recall(query="handler", path="app", limit=2)
+        return narrowed
+
+    result = run_session(repo, steps)
+    assert 1 <= len(result["results"]) <= 2
+    assert all(r["path"].startswith("app/") for r in result["results"])
+
+
+@pytest.mark.parametrize(
+    ("arguments", "needle"),
+    [
+        ({"query": "x", "path": "../"}, "outside the workspace"),
+        ({"query": "x", "path": "/etc"}, "outside the workspace"),
+        ({"query": "x", "focus": ".."}, "outside the workspace"),
+        ({"query": "x", "path": "escape"}, "outside the workspace"),
+        ({"query": "x", "path": "no/such/dir"}, "not a folder"),
+        ({"query": "   "}, "empty"),
+        ({"action": "search"}, "query is missing"),
+        ({"query": "x", "limit": 0}, "limit"),
+        ({"query": "x", "bogus": 1}, "bogus"),
+        ({"action": "delete"}, "action"),
+    ],
+)
+def test_bad_arguments_and_path_escapes_are_refused_as_error_results(repo, arguments, needle):
+    (repo / "escape").symlink_to(repo.parent, target_is_directory=True)
+
+    async def steps(rc):
+        return await rc.recall(**arguments)
+
+    result = run_session(repo, steps)
+    assert result["ok"] is False
+    assert needle in result["error"]["message"]
+    assert result["text"].startswith("recall ")
+    assert "results" not in result
+
+
+def test_status_touches_nothing_and_shows_no_usage_before_a_search(repo):
+    async def steps(rc):
+        return await rc.recall(action="status")
+
+    result = run_session(repo, steps)
+    assert result["ok"]
+    assert result["index"]["exists"] is False
+    assert result["embedding"]["provider"] == "minilm"
+    assert result["embedding"]["in_process"] is True
+    assert "usage" not in result and "Recall" not in result["text"]
+    assert not index_dir(repo).exists()
+
+
+def test_background_index_reports_running_job_then_completion_to_its_session(repo):
+    async def steps(rc):
+        first = await rc.recall(action="index")
+        second = await rc.recall(action="index")
+        while True:
+            status = await rc.recall(action="status")
+            if status["job"]["state"] != "running":
+                break
+            await anyio.sleep(0.05)
+        again = await rc.recall(action="status")
+        return first, second, status, again
+
+    first, second, status, again = run_session(repo, steps)
+    assert first["job"]["state"] == "started"
+    assert second["job"]["id"] == first["job"]["id"]
+    assert second["job"]["state"] in ("running", "done")
+    assert "not starting another" in second["text"] or second["job"]["state"] == "done"
+    assert status["job"]["state"] == "done", status["job"]
+    assert status["job"]["files_total"] == 4
+    assert status["job"]["chunks_done"] == status["job"]["chunks_total"] > 0
+    assert status["index"]["pending"]["chunks"] == 0
+    assert again["job"]["id"] == first["job"]["id"]
+
+
+def test_job_completion_reaches_the_next_search_once(repo):
+    async def steps(rc):
+        started = await rc.recall(action="index")
+        seen = []
+        while True:
+            result = await rc.recall(query="register a handler for a path")
+            seen.append(result)
+            if result.get("job", {}).get("state") != "running":
+                break
+            await anyio.sleep(0.05)
+        after = await rc.recall(query="parse a cookie header")
+        return started, seen, after
+
+    started, seen, after = run_session(repo, steps)
+    news = seen[-1]
+    assert news["job"]["id"] == started["job"]["id"] and news["job"]["state"] == "done"
+    assert news["text"].startswith(f"Index job {started['job']['id']} finished:")
+    assert "job" not in after
+
+
+def test_foreground_index_runs_to_completion(repo):
+    async def steps(rc):
+        return await rc.recall(action="index", run_in_background=False)
+
+    result = run_session(repo, steps)
+    assert result["ok"] and result["job"]["state"] == "done"
+    assert "4 files seen" in result["job"]["summary"]
+
+
+def test_index_that_cannot_take_the_lock_fails_as_an_error_result(repo):
+    async def steps(rc):
+        return await rc.recall(action="index", run_in_background=False)
+
+    with index_lock(index_dir(repo), wait=False) as locked:
+        assert locked
+        result = run_session(repo, steps)
+    assert result["ok"] is False
+    assert result["job"]["state"] == "failed"
+    assert result["error"]["kind"] == "IndexJobFailed"
+    assert "Another wherein process" in result["job"]["error"]
+
+
+def test_a_job_belongs_to_the_session_that_started_it(repo):
+    async def steps(rc):
+        await rc.recall(action="index", run_in_background=False)
+        return None
+
+    run_session(repo, steps)
+
+    async def other(rc):
+        return await rc.recall(action="status")
+
+    status = run_session(repo, other)
+    assert "job" not in status
+    assert status["index"]["exists"] is True
+
+
+class _ReleaseOnCancel(logging.Handler):
+    def __init__(self, gate: threading.Event) -> None:
+        super().__init__()
+        self.gate = gate
+        self.messages: list[str] = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+        if record.getMessage().startswith("Cancelling index job"):
+            self.gate.set()
+
+
+def test_session_end_cancels_its_background_job(tmp_path, monkeypatch):
+    files = {f"pkg/mod{i}.py": f"def handler_{i}(x):\n    return x + {i}\n" for i in range(150)}
+    repo = write_tree(tmp_path / "big", files).resolve()
+    gate = threading.Event()
+    monkeypatch.setitem(registry.REGISTRY, "test-gated", lambda settings: GatedEmbedder(gate))
+    monkeypatch.setenv("WHEREIN_EMBEDDING_PROVIDER", "test-gated")
+    watcher = _ReleaseOnCancel(gate)
+    jobs_logger = logging.getLogger("wherein.plugin.jobs")
+    jobs_logger.addHandler(watcher)
+    previous_level = jobs_logger.level
+    jobs_logger.setLevel(logging.INFO)
+
+    async def steps(rc):
+        started = await rc.recall(action="index")
+        while True:
+            status = await rc.recall(action="status")
+            if status["job"]["chunks_done"] >= EMBED_BATCH:
+                return started, status
+            assert status["job"]["state"] == "running", status["job"]
+            await anyio.sleep(0.05)
+
+    try:
+        started, status = run_session(repo, steps)
+    finally:
+        jobs_logger.removeHandler(watcher)
+        jobs_logger.setLevel(previous_level)
+    job_id = started["job"]["id"]
+    assert status["job"]["chunks_total"] == 150
+    assert any(m.startswith(f"Cancelling index job {job_id}") for m in watcher.messages)
+    assert any(m.startswith(f"Index job {job_id} cancelled") for m in watcher.messages)
+    left = read_status(repo)["pending"]["chunks"]
+    assert 0 < left < 150
+
+
+def test_unknown_tool_name_is_a_protocol_error(repo):
+    async def main():
+        async with Client(create_server(repo), mode="legacy") as client:
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool("grep", {})
+            return caught.value
+
+    error = anyio.run(main)
+    assert error.code == INVALID_PARAMS
+    assert "Unknown tool 'grep'" in error.message
+
+
+def test_modern_protocol_session_works_too(repo):
+    async def steps(rc):
+        return await rc.recall(query="parse_cookie")
+
+    result = run_session(repo, steps, mode="auto")
+    assert result["results"][0]["path"] == "app/cookies.py"

@@ -1,0 +1,140 @@
+"""`wherein serve` as a subprocess: stdout carries only JSON-RPC; logs go to stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+
+import anyio
+import jsonschema
+from mcp import Client, StdioServerParameters
+
+# A wait that bounds a broken server instead of hanging the suite; never a speed assertion.
+RESPONSE_DEADLINE_S = 120
+
+# `wherein serve`, with the search wrapped by a noisy "library" that prints (buffered) and
+# writes straight to fd 1, as native code might: neither may reach the protocol stream.
+NOISY_SERVE = """
+import os, sys
+import wherein.plugin.tool as tool
+real = tool.run_search
+def noisy(*args, **kwargs):
+    print("stray print from a library")
+    os.write(1, b"stray bytes on fd 1\\n")
+    return real(*args, **kwargs)
+tool.run_search = noisy
+from wherein.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+class RawSession:
+    """A JSON-RPC conversation with `wherein serve`, one line at a time, as a host holds it."""
+
+    def __init__(self, workspace, env, stderr_path) -> None:
+        # stderr goes to a file: a pipe nobody drains could fill and stall the server.
+        self.stderr_path = stderr_path
+        with open(stderr_path, "wb") as stderr:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", NOISY_SERVE, "serve", "--workspace", str(workspace)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                env=env,
+            )
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.stdout: list[bytes] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(b"")
+
+    def send(self, message: dict) -> None:
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def response(self, request_id: int) -> dict:
+        """Read lines until the response to `request_id`; every line must be JSON-RPC."""
+        while True:
+            line = self.lines.get(timeout=RESPONSE_DEADLINE_S)
+            assert line, "the server closed stdout before answering"
+            self.stdout.append(line)
+            message = json.loads(line)
+            assert message["jsonrpc"] == "2.0"
+            if message.get("id") == request_id:
+                return message
+
+    def close(self) -> tuple[int, list[bytes], str]:
+        self.process.stdin.close()
+        code = self.process.wait(timeout=RESPONSE_DEADLINE_S)
+        rest = []
+        while (line := self.lines.get(timeout=RESPONSE_DEADLINE_S)) != b"":
+            rest.append(line)
+        self.process.stdout.close()
+        return code, self.stdout + rest, self.stderr_path.read_text()
+
+
+def test_serve_over_stdio_writes_only_protocol_to_stdout(repo, tmp_path):
+    env = dict(os.environ)
+    env.pop("PYTHONUNBUFFERED", None)  # keep the stray print in a buffer, as hosts run us
+    session = RawSession(repo, env, tmp_path / "stderr.txt")
+    session.send({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "test-host", "version": "1"}},
+    })  # fmt: skip
+    init = session.response(1)
+    assert init["result"]["serverInfo"]["name"] == "wherein"
+    session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    session.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    (tool,) = session.response(2)["result"]["tools"]
+    session.send({
+        "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "recall", "arguments": {"query": "register a URL handler"}},
+    })  # fmt: skip
+    called = session.response(3)["result"]
+    session.send({
+        "jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "recall", "arguments": {"action": "index", "run_in_background": False}},
+    })  # fmt: skip
+    indexed = session.response(4)["result"]
+    code, stdout, stderr = session.close()
+
+    assert code == 0, stderr
+    for line in stdout:
+        message = json.loads(line)
+        assert message["jsonrpc"] == "2.0" and ("id" in message or "method" in message)
+    for result in (called, indexed):
+        assert result["isError"] is False
+        jsonschema.validate(result["structuredContent"], tool["outputSchema"])
+        assert result["content"][0]["text"] == result["structuredContent"]["text"]
+    assert called["structuredContent"]["results"][0]["path"] == "app/routing.py"
+    assert indexed["structuredContent"]["job"]["state"] == "done"
+    assert "recall session" in stderr
+    assert "stray print from a library" in stderr and "stray bytes on fd 1" in stderr
+
+
+def test_sdk_stdio_client_lists_and_calls_recall(repo):
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "wherein.cli", "serve"],
+        env=dict(os.environ),
+        cwd=str(repo),
+    )
+
+    async def main():
+        async with Client(params, mode="legacy") as client:
+            listed = await client.list_tools()
+            status = await client.call_tool("recall", {"action": "status"})
+            return listed, status
+
+    listed, status = anyio.run(main)
+    assert [tool.name for tool in listed.tools] == ["recall"]
+    assert status.structured_content["workspace"] == str(repo)
+    assert status.is_error is False

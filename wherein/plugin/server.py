@@ -1,0 +1,119 @@
+"""`wherein serve`: the MCP server, one tool (`recall`), over stdio.
+
+Built on the official `mcp` SDK's low-level `Server`, so the declared schemas are exactly the
+ones in schema.py. Over stdio nothing but protocol may reach stdout: the SDK's stdio transport
+points fd 1 at stderr while it serves, and logging goes to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from wherein import __version__
+from wherein.plugin.schema import DESCRIPTION, TOOL_NAME, input_schema, output_schema
+from wherein.plugin.session import RecallSession
+from wherein.plugin.tool import run_recall
+
+__all__ = ["create_server", "recall_tool", "serve"]
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "wherein answers 'where is this handled?' in this repository with a few ranked code "
+    "excerpts. Call recall before opening files to find where to look."
+)
+
+
+def recall_tool() -> types.Tool:
+    """The one tool this server lists."""
+    return types.Tool(
+        name=TOOL_NAME,
+        title="Find code in this repository",
+        description=DESCRIPTION,
+        input_schema=input_schema(),
+        output_schema=output_schema(),
+        annotations=types.ToolAnnotations(
+            read_only_hint=False,  # index and configure write the index and the settings
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    )
+
+
+def create_server(workspace: Path, session_name: str | None = None) -> Server[RecallSession]:
+    """An MCP server answering `recall` over `workspace`; each connection is one session."""
+
+    @asynccontextmanager
+    async def lifespan(_server: Server[RecallSession]) -> AsyncIterator[RecallSession]:
+        session = RecallSession(workspace, session_name)
+        logger.info("recall session %s on %s", session.id, workspace)
+        try:
+            yield session
+        finally:
+            await session.aclose()
+
+    async def list_tools(
+        ctx: ServerRequestContext[RecallSession], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[recall_tool()])
+
+    async def call_tool(
+        ctx: ServerRequestContext[RecallSession], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if params.name != TOOL_NAME:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown tool {params.name!r}. This server has one tool: {TOOL_NAME}.",
+            )
+        outcome = await run_recall(
+            ctx.lifespan_context, dict(params.arguments or {}), ctx.session.report_progress
+        )
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=outcome.text)],
+            structured_content=outcome.structured,
+            is_error=outcome.is_error,
+        )
+
+    return Server(
+        "wherein",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def _serve_stdio(server: Server[Any]) -> None:
+    async with stdio_server() as (read_stream, write_stream):
+        try:
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            # Text a library printed during the session may still sit in sys.stdout's buffer;
+            # flush it while fd 1 still points at stderr, before the transport restores it.
+            sys.stdout.flush()
+
+
+def serve(workspace: Path) -> int:
+    """Serve `recall` over stdin/stdout until the host closes stdin; returns the exit code."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("wherein serve: %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    logging.getLogger("wherein").setLevel(logging.INFO)
+    anyio.run(_serve_stdio, create_server(workspace))
+    return 0

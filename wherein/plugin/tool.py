@@ -1,0 +1,277 @@
+"""The `recall` tool itself: check the arguments, run the action, meter it, shape the result.
+
+The MCP layer (server.py) only moves arguments in and results out; everything the model reads
+is decided here and in presentation.py. Blocking work (ranking, the index) runs in a worker
+thread so the connection keeps answering pings and cancellations.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from wherein.config import Settings, load_settings
+from wherein.errors import UsageError, WhereinError
+from wherein.index.status import read_status
+from wherein.plugin.configure import run_configure
+from wherein.plugin.jobs import IndexJob
+from wherein.plugin.policy import check_agent_change, in_process_providers
+from wherein.plugin.presentation import render_hits
+from wherein.plugin.schema import validate_arguments
+from wherein.plugin.scoping import folder_inside
+from wherein.plugin.session import RecallSession
+from wherein.plugin.usage import UsageRow, append_usage_row, paths_hash, utc_now
+from wherein.search import SearchResult, run_search
+
+__all__ = ["RecallOutcome", "run_recall"]
+
+ReportProgress = Callable[[float, float | None, str | None], Awaitable[None]]
+# How often a foreground index job is polled for progress to report to the host.
+FOREGROUND_POLL_S = 0.25
+
+
+@dataclass(frozen=True)
+class RecallOutcome:
+    """One tool result: the structured object (which carries `text`) and whether it failed."""
+
+    structured: dict[str, Any]
+    is_error: bool
+
+    @property
+    def text(self) -> str:
+        return self.structured["text"]
+
+
+@dataclass
+class _Parts:
+    """What an action produced, before the meter and the common fields are added."""
+
+    text: str
+    fields: dict[str, Any]
+    ok: bool = True
+    results: int = 0
+    source_chars: int = 0
+    paths: tuple[str, ...] = ()
+
+
+async def run_recall(
+    session: RecallSession, arguments: dict[str, Any], report_progress: ReportProgress | None = None
+) -> RecallOutcome:
+    """Run one `recall` call; errors of ours become an error result, never an exception."""
+    action = arguments.get("action", "search") if isinstance(arguments, dict) else "search"
+    if action not in ("search", "index", "status", "configure"):
+        action = "search"
+    try:
+        if action == "configure":
+            _refuse_widening(arguments)
+        validate_arguments(arguments)
+        settings = load_settings(session.workspace)
+        handler = {"search": _search, "index": _index, "status": _status,
+                   "configure": _configure}[action]  # fmt: skip
+        parts = await handler(session, settings, arguments, report_progress)
+        for warning in settings.warnings:
+            parts.fields.setdefault("warnings", []).append(warning)
+    except WhereinError as err:
+        parts = _Parts(
+            text=f"recall {action} failed: {err}",
+            fields={"error": {"kind": type(err).__name__, "message": str(err)}},
+            ok=False,
+        )
+    return _finish(session, action, parts)
+
+
+def _refuse_widening(arguments: dict[str, Any]) -> None:
+    """Name a refused setting before the schema does: its message says why and who may set it."""
+    config = arguments.get("config")
+    changes = config.get("set") if isinstance(config, dict) else None
+    if isinstance(changes, dict):
+        for key, value in changes.items():
+            check_agent_change(key, value)
+
+
+def _finish(session: RecallSession, action: str, parts: _Parts) -> RecallOutcome:
+    """Add job news, meter the call, write the usage row, and put the text first."""
+    news = session.job_news()
+    text = parts.text
+    if news is not None and "job" not in parts.fields:
+        parts.fields["job"] = news.snapshot()
+        text = f"{news.describe()}\n{text}"
+    structured: dict[str, Any] = {
+        "text": text,
+        "action": action,
+        "ok": parts.ok,
+        "workspace": str(session.workspace),
+        **parts.fields,
+    }
+    returned = len(json.dumps(structured, ensure_ascii=False))
+    session.meter.record(action, returned, parts.source_chars, ok=parts.ok)
+    append_usage_row(
+        UsageRow(
+            time=utc_now(),
+            session=session.id,
+            workspace=str(session.workspace),
+            action=action,
+            results=parts.results,
+            returned_chars=returned,
+            source_chars=parts.source_chars,
+            paths_hash=paths_hash(parts.paths),
+        )
+    )
+    usage = session.meter.to_json()
+    if usage is not None and (action in ("search", "status")):
+        structured["usage"] = usage
+        structured["text"] = f"{text}\n{usage['line']}"
+    return RecallOutcome(structured, is_error=not parts.ok)
+
+
+async def _search(session, settings: Settings, args, _progress) -> _Parts:
+    query = args.get("query")
+    if query is None:
+        raise UsageError(
+            "Argument query is missing. Say what you are looking for, in words or a name, "
+            "or pass action=status, index or configure."
+        )
+    workspace = session.workspace
+    path = folder_inside(workspace, args["path"], "path") if args.get("path") else None
+    focus = folder_inside(workspace, args["focus"], "focus") if args.get("focus") else None
+    embedder = await anyio.to_thread.run_sync(session.embedder, settings)
+
+    def search() -> SearchResult:
+        return run_search(query, workspace=workspace, settings=settings, limit=args.get("limit"),
+                          path=path or None, focus=focus, embedder=embedder)  # fmt: skip
+
+    result = await anyio.to_thread.run_sync(search)
+    _, block = render_hits(result.hits)
+    count = len(result.hits)
+    where = f" under {path}" if path else ""
+    lines = [f"{count} result{'s' if count != 1 else ''} for {result.query!r}{where}."]
+    lines += [f"Note: {warning}" for warning in result.warnings]
+    if result.pending_chunks:
+        lines.append(
+            f"{result.pending_chunks} chunks in {result.pending_files} files have no vector yet "
+            "(keyword ranking covers them); recall action=index finishes them."
+        )
+    fields: dict[str, Any] = {
+        "query": result.query,
+        "scope": result.scope.to_json(),
+        "results": [_result_fields(hit) for hit in result.hits],
+        "pending": {"files": result.pending_files, "chunks": result.pending_chunks},
+        "warnings": list(result.warnings),
+    }
+    job = session.job
+    if job is not None and job.running:
+        fields["job"] = job.snapshot()
+        lines.append(job.describe())
+    lines.append(block)
+    return _Parts("\n".join(lines), fields, results=count, source_chars=result.source_chars,
+                  paths=tuple(hit.path for hit in result.hits))  # fmt: skip
+
+
+def _result_fields(hit) -> dict[str, Any]:
+    return {
+        "rank": hit.rank,
+        "path": hit.path,
+        "source_path": hit.source_path,
+        "start_line": hit.start_line,
+        "end_line": hit.end_line,
+        "symbols": list(hit.symbols),
+        "similarity": hit.similarity,
+        "stale": hit.stale,
+        "truncated": hit.truncated,
+    }
+
+
+async def _index(session, settings: Settings, args, report_progress) -> _Parts:
+    job, started = session.start_index(settings)
+    if args.get("run_in_background", True):
+        if started:
+            text = (f"Index job {job.id} started in the background. Search works meanwhile; "
+                    "recall action=status shows its progress.")  # fmt: skip
+        else:
+            text = f"An index job is already running; not starting another. {job.describe()}"
+        return _Parts(text, {"job": job.snapshot("started" if started else None)})
+    await _follow(job, report_progress)
+    session.mark_job_reported()
+    snapshot = job.snapshot()
+    if snapshot["state"] != "done":
+        return _Parts(job.describe(), {
+            "job": snapshot,
+            "error": {"kind": "IndexJobFailed", "message": snapshot["error"] or ""},
+        }, ok=False)  # fmt: skip
+    return _Parts(job.describe(), {"job": snapshot})
+
+
+async def _follow(job: IndexJob, report_progress: ReportProgress | None) -> None:
+    """Wait for a foreground job, reporting progress; cancel it if the call is cancelled."""
+    last = None
+    try:
+        while job.running:
+            await anyio.sleep(FOREGROUND_POLL_S)
+            s = job.snapshot()
+            now = (s["stage"], s["files_done"], s["chunks_done"])
+            if report_progress is not None and now != last:
+                last = now
+                done, total = ((s["chunks_done"], s["chunks_total"]) if s["stage"] == "embed"
+                               else (s["files_done"], s["files_total"]))  # fmt: skip
+                await report_progress(done, total or None, job.describe())
+    except anyio.get_cancelled_exc_class():
+        job.cancel("the call that started it was cancelled")
+        raise
+
+
+async def _status(session, settings: Settings, _args, _progress) -> _Parts:
+    raw = read_status(session.workspace)
+    index = _index_fields(raw)
+    embedding = {
+        "provider": settings["embedding.provider"],
+        "model": settings["embedding.model"],
+        "in_process": settings["embedding.provider"] in in_process_providers(),
+        "api_base": None,
+        "api_key_set": bool(settings["embedding.api_key"]),
+        "allow_remote": bool(settings["embedding.allow_remote"]),
+    }
+    if not embedding["in_process"]:
+        embedding["api_base"] = settings["embedding.api_base"]
+    fields: dict[str, Any] = {"index": index, "embedding": embedding}
+    lines = [f"Workspace {session.workspace}.", _index_sentence(index)]
+    where = "in process" if embedding["in_process"] else f"at {embedding['api_base']}"
+    model = f" ({embedding['model']})" if embedding["model"] else ""
+    lines.append(f"Embedding: {embedding['provider']}{model}, {where}.")
+    if session.job is not None:
+        fields["job"] = session.job.snapshot()
+        lines.append(session.job.describe())
+        session.mark_job_reported()
+    return _Parts("\n".join(lines), fields)
+
+
+def _index_fields(raw: dict[str, Any]) -> dict[str, Any]:
+    """The index block, field by field, so a new status field cannot break the schema."""
+    index: dict[str, Any] = {"exists": bool(raw["exists"]), "path": raw["index_path"]}
+    for key in ("files", "skipped_files", "chunks", "vectors", "embedder", "size_bytes", "error"):
+        if key in raw:
+            index[key] = raw[key]
+    if "pending" in raw:
+        index["pending"] = {"files": raw["pending"]["files"], "chunks": raw["pending"]["chunks"]}
+    return index
+
+
+def _index_sentence(index: dict[str, Any]) -> str:
+    if not index["exists"]:
+        return "No index yet: recall action=index builds it (a search also builds what it can)."
+    if "error" in index:
+        return f"The index at {index['path']} cannot be read: {index['error']}."
+    return (
+        f"Index: {index['files']} files, {index['chunks']} chunks, "
+        f"{index['pending']['chunks']} waiting for a vector; embedder {index['embedder']}."
+    )
+
+
+async def _configure(session, _settings: Settings, args, _progress) -> _Parts:
+    block, text = await anyio.to_thread.run_sync(
+        run_configure, session.workspace, args.get("config") or {}
+    )
+    return _Parts(text, {"config": block})
