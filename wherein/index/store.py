@@ -18,13 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-from wherein.errors import IndexError_, IndexUnwritable
+from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
 from wherein.index.migrations import MIGRATIONS, apply_migrations
 
 __all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "open_store"]
 
 APPLICATION_ID = 0x57484952  # "WHIR": marks the file as a wherein index
 BUSY_TIMEOUT_S = 30.0
+WAL_RETRY_S = 0.01
 SQL_VARIABLE_BATCH = 500
 
 
@@ -92,6 +93,11 @@ def open_store(path: Path) -> Store:
     except sqlite3.DatabaseError as err:
         if _is_unwritable(err):
             raise _unwritable(path, err) from err
+        if _is_busy(err):  # locked is not broken: never move a live index aside
+            raise IndexBusy(
+                f"The index at {path} stayed locked by another process for "
+                f"{BUSY_TIMEOUT_S:g} s. Try again when it has finished."
+            ) from err
         aside = _aside_name(path)
         for suffix in ("", "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
@@ -113,6 +119,10 @@ def _aside_name(path: Path) -> Path:
         number += 1
         aside = path.with_name(f"{stem}-{number}")
     return aside
+
+
+def _is_busy(err: sqlite3.Error) -> bool:
+    return "database is locked" in str(err).lower()
 
 
 def _is_unwritable(err: sqlite3.Error) -> bool:
@@ -153,7 +163,7 @@ class Store:
                 f"this one knows {len(MIGRATIONS)}). Upgrade wherein, or delete that file to "
                 "rebuild the index."
             )
-        conn.execute("PRAGMA journal_mode=WAL")
+        self._use_wal()
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         if app_id == 0 or version < len(MIGRATIONS):
@@ -162,6 +172,24 @@ class Store:
         (verdict,) = conn.execute("PRAGMA quick_check(1)").fetchone()
         if verdict != "ok":
             raise sqlite3.DatabaseError(f"integrity check failed: {' '.join(verdict.split())}")
+
+    def _use_wal(self) -> None:
+        """Switch a new file to WAL, retrying while another opener holds it.
+
+        The switch needs an exclusive lock and SQLite answers SQLITE_BUSY at once
+        instead of calling the busy handler, so two processes creating the index
+        together would otherwise see "database is locked". Once set, the mode is
+        stored in the file and later opens do not lock.
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self.conn.execute("PRAGMA journal_mode=WAL").fetchone()
+                return
+            except sqlite3.OperationalError as err:
+                if not _is_busy(err) or time.monotonic() > deadline:
+                    raise
+                time.sleep(WAL_RETRY_S)
 
     def _header(self) -> tuple[int, int, int]:
         """(application_id, user_version, table count), read as one snapshot."""

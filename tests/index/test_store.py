@@ -1,0 +1,201 @@
+"""The index file: damaged, foreign, newer, full, or opened by several processes at once."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import HashingEmbedder, write_tree
+from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
+from wherein.index import store as store_module
+from wherein.index.migrations import MIGRATIONS
+from wherein.index.refresh import embed_pending, refresh_index
+from wherein.index.store import Store, open_store
+from wherein.workspace import Root
+
+LIMIT = 1_048_576
+PAGE = 4096
+
+
+def snapshot(store: Store) -> dict[str, list]:
+    """Everything a search reads, in a comparable form."""
+    queries = {
+        "files": "SELECT path, size, mtime_ns, sha256 FROM files ORDER BY path",
+        "chunks": "SELECT file_id, start_line, text_hash, text FROM chunks ORDER BY id",
+        "postings": "SELECT term_id, chunk_id, tf FROM postings ORDER BY 1, 2",
+        "vectors": "SELECT text_hash, vector FROM vectors ORDER BY 1",
+    }
+    return {name: store.conn.execute(sql).fetchall() for name, sql in queries.items()}
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    files = {f"pkg/mod{i}.py": f"def handler_{i}(request):\n    return {i}\n" for i in range(40)}
+    return write_tree(tmp_path / "repo", files)
+
+
+@pytest.fixture
+def index_path(tmp_path) -> Path:
+    return tmp_path / "home" / "index.db"
+
+
+def build(index_path: Path, repo: Path) -> Store:
+    store = open_store(index_path)
+    refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    embed_pending(store, HashingEmbedder(), budget_s=None)
+    return store
+
+
+def test_new_index_is_created_with_its_directory(index_path):
+    store = open_store(index_path)
+    assert store.notice is None
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    store.close()
+
+
+def test_garbage_at_the_index_path_is_moved_aside_and_rebuilt(index_path, repo):
+    index_path.parent.mkdir(parents=True)
+    garbage = b"this is not a database\n" * 500
+    index_path.write_bytes(garbage)
+    store = open_store(index_path)
+    assert store.notice is not None and str(index_path) in store.notice
+    aside = Path(store.notice.split("moved it to ")[1].split(" and started")[0])
+    assert aside.read_bytes() == garbage  # nothing lost: the old file is kept as it was
+    refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    assert store.counts()["files"] == 40
+
+
+def test_a_foreign_sqlite_file_is_moved_aside_untouched(index_path):
+    index_path.parent.mkdir(parents=True)
+    foreign = sqlite3.connect(index_path)
+    foreign.execute("CREATE TABLE notes (body TEXT)")
+    foreign.execute("INSERT INTO notes VALUES ('keep me')")
+    foreign.commit()
+    foreign.close()
+    before = index_path.read_bytes()
+    store = open_store(index_path)
+    assert "moved it to" in store.notice
+    (aside,) = index_path.parent.glob("index.db.broken-*")
+    assert aside.read_bytes() == before
+    assert sqlite3.connect(aside).execute("SELECT body FROM notes").fetchall() == [("keep me",)]
+    assert store.counts() == {"files": 0, "chunks": 0, "vectors": 0}
+
+
+def test_damaged_pages_are_detected_and_the_index_rebuilt(index_path, repo):
+    build(index_path, repo).close()
+    data = bytearray(index_path.read_bytes())
+    assert len(data) > 8 * PAGE
+    # Leave the header page intact so the file still looks like a wherein index.
+    data[3 * PAGE : 6 * PAGE] = b"\x5a" * (3 * PAGE)
+    index_path.write_bytes(bytes(data))
+    store = open_store(index_path)
+    assert store.notice is not None and "integrity check failed" in store.notice
+    assert "\n" not in store.notice
+    refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    assert store.counts()["files"] == 40
+
+
+def test_two_broken_files_in_one_second_are_both_kept(index_path):
+    index_path.parent.mkdir(parents=True)
+    for body in (b"first broken file" * 200, b"second broken file" * 200):
+        index_path.write_bytes(body)
+        open_store(index_path).close()
+    kept = sorted(p.read_bytes()[:6] for p in index_path.parent.glob("index.db.broken-*"))
+    assert kept == [b"first ", b"second"]
+
+
+def test_a_schema_from_a_newer_version_is_refused_and_left_alone(index_path, repo):
+    build(index_path, repo).close()
+    conn = sqlite3.connect(index_path)
+    conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    conn.close()
+    before = index_path.read_bytes()
+    with pytest.raises(IndexError_) as caught:
+        open_store(index_path)
+    message = str(caught.value)
+    assert str(index_path) in message and "newer wherein" in message and "Upgrade" in message
+    assert index_path.read_bytes() == before
+    assert not list(index_path.parent.glob("*.broken-*"))
+
+
+def test_disk_full_during_a_refresh_keeps_the_previous_state(index_path, repo):
+    store = build(index_path, repo)
+    before = snapshot(store)
+    # Cap the file at its current size: the next write that needs a page fails with
+    # SQLITE_FULL, as on a full disk (sqlite.org/pragma.html#pragma_max_page_count).
+    (pages,) = store.conn.execute("PRAGMA page_count").fetchone()
+    store.conn.execute(f"PRAGMA max_page_count = {pages}")
+    for i in range(40):
+        (repo / f"pkg/mod{i}.py").write_text(f"def grown_{i}(r):\n    return '{'x' * 400}'\n")
+    with pytest.raises(IndexUnwritable) as caught:
+        refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    message = str(caught.value)
+    assert str(index_path) in message and "disk is full" in message
+    assert "Free some disk space" in message
+    assert not store.conn.in_transaction
+    assert snapshot(store) == before
+    store.close()
+
+    # Space is back: the same index opens clean and takes the change.
+    store = open_store(index_path)
+    assert store.notice is None
+    assert snapshot(store) == before
+    report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    assert report.files_changed == 40
+    assert "grown_7" in store.conn.execute("SELECT group_concat(text) FROM chunks").fetchone()[0]
+
+
+def test_an_error_inside_a_transaction_rolls_it_back_and_propagates(index_path):
+    store = open_store(index_path)
+    with pytest.raises(ZeroDivisionError), store.transaction() as conn:
+        store.set_meta(conn, "half", "written")
+        raise ZeroDivisionError
+    assert store.get_meta("half") is None
+    assert not store.conn.in_transaction
+
+
+def test_many_openers_of_a_fresh_index_all_get_the_same_one(tmp_path):
+    """A search beside `wherein index` on a new workspace must not move the new index aside."""
+    openers = 6
+    for attempt in range(10):
+        path = tmp_path / f"round{attempt}" / "index.db"
+        path.parent.mkdir()
+        barrier = threading.Barrier(openers)
+        notices: list[str | None] = []
+        errors: list[BaseException] = []
+
+        def open_one(path=path, barrier=barrier, notices=notices, errors=errors) -> None:
+            barrier.wait()
+            try:
+                store = open_store(path)
+            except BaseException as err:  # collected and asserted on below
+                errors.append(err)
+                return
+            notices.append(store.notice)
+            store.close()
+
+        threads = [threading.Thread(target=open_one) for _ in range(openers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert errors == []
+        assert notices == [None] * openers
+        assert [p.name for p in path.parent.iterdir() if "broken" in p.name] == []
+
+
+def test_a_locked_index_is_reported_busy_not_moved_aside(index_path, monkeypatch):
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_S", 0.2)
+    index_path.parent.mkdir(parents=True)
+    holder = sqlite3.connect(index_path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(IndexBusy, match="locked by another process"):
+            open_store(index_path)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert [p.name for p in index_path.parent.iterdir()] == ["index.db"]
