@@ -179,6 +179,7 @@ def run_search(
         try:
             if store.notice:
                 warnings.append(store.notice)
+                store.notice = None  # said once; _warm reports only what happens next
             embedder = _warm(store, workspace, settings, locked, budget, prefixes, embedder,
                              warnings)  # fmt: skip
             hits, source_chars = _rank(store, text, limit, prefixes, embedder, settings, signals,

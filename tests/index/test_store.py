@@ -9,11 +9,14 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import HashingEmbedder, write_tree
+from wherein.config import load_settings
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
 from wherein.index import store as store_module
+from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.migrations import MIGRATIONS
 from wherein.index.refresh import embed_pending, refresh_index
 from wherein.index.store import Store, open_store
+from wherein.search import run_search
 from wherein.workspace import Root
 
 LIMIT = 1_048_576
@@ -199,3 +202,14 @@ def test_a_locked_index_is_reported_busy_not_moved_aside(index_path, monkeypatch
         holder.execute("ROLLBACK")
         holder.close()
     assert [p.name for p in index_path.parent.iterdir()] == ["index.db"]
+
+
+def test_a_search_that_finds_a_broken_index_says_so_once(tmp_path):
+    root = write_tree(tmp_path / "repo", {"app.py": "def zebra_crossing():\n    return 1\n"})
+    path = index_dir(root) / INDEX_FILE_NAME
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not sqlite at all" * 300)
+    result = run_search("zebra_crossing", workspace=root, settings=load_settings(root),
+                        embedder=HashingEmbedder())  # fmt: skip
+    assert [w for w in result.warnings if "moved it to" in w] == [result.warnings[0]]
+    assert result.hits[0].path == "app.py"
