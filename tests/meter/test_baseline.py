@@ -8,7 +8,7 @@ import pytest
 
 from tests.meter.ledger_fixtures import write_claude_projects, write_codex_sessions, write_usage
 from wherein.errors import UsageError
-from wherein.meter import build_baseline
+from wherein.meter import build_baseline, format_report
 from wherein.meter.ledgers import LedgerMissing
 
 # Per request, in micro-dollars (see ledger_fixtures.py): context = input + read + writes.
@@ -123,6 +123,13 @@ def test_since_until_and_project_filter_requests(everything):
     web = build_baseline(project="/home/me/web")
     assert (web["sessions"], web["requests"]) == (1, 2)
     assert web["groups"]["recall"]["sessions"] == 1
+
+
+def test_filters_that_match_nothing_give_an_empty_report_not_an_error(everything):
+    s = build_baseline(since="2030-01-01")
+    assert (s["sessions"], s["requests"], s["cost_usd"]) == (0, 0, 0.0)
+    assert (s["avg_context_pooled"], s["cache_hit_rate"], s["calls_per_day"]) == (None, None, None)
+    assert "No request in these ledgers matches" in format_report(s)
 
 
 def test_no_recall_anywhere_leaves_the_recall_group_empty(tmp_path):

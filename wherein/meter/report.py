@@ -27,11 +27,14 @@ Row = tuple[str, str, str]  # label, value, note
 def format_report(summary: dict) -> str:
     """Render a `summarize` dict as the text report."""
     groups = summary["groups"]
-    lines = ["BASELINE", *_block(_group_rows(groups["baseline"])), *_para(WHY_TWO_AVERAGES)]
+    before = _group_rows(groups["baseline"])
+    after = _group_rows(groups["recall"]) + _usage_rows(groups["recall"]["usage"])
+    # Both groups share one value column, so their figures line up for comparison.
+    width = _width(before + after) if summary["recall_used"] else _width(before)
+    lines = ["BASELINE", *_block(before, width), *_para(WHY_TWO_AVERAGES)]
     lines += ["", "WITH RECALL"]
     if summary["recall_used"]:
-        recall = groups["recall"]
-        lines += _block(_group_rows(recall) + _usage_rows(recall["usage"]))
+        lines += _block(after, width)
         lines += _comparison(groups)
     else:
         lines += _para(NO_RECALL_YET)
@@ -46,8 +49,12 @@ def _para(text: str) -> list[str]:
     return textwrap.wrap(text, TEXT_WIDTH, initial_indent="  ", subsequent_indent="  ")
 
 
-def _block(rows: list[Row]) -> list[str]:
-    width = max((len(value) for _, value, _ in rows), default=0)
+def _width(rows: list[Row]) -> int:
+    return max((len(value) for _, value, _ in rows), default=0)
+
+
+def _block(rows: list[Row], width: int | None = None) -> list[str]:
+    width = _width(rows) if width is None else width
     return [
         f"  {label:<{LABEL_WIDTH}}{value:<{width}}{NOTE_GAP}{note}".rstrip()
         for label, value, note in rows
@@ -120,6 +127,8 @@ def _notes(summary: dict) -> list[str]:
     ledger_bad = _count(summary["malformed_lines"])
     usage_bad = _count(summary["usage_rows_malformed"])
     notes = [f"Malformed lines skipped: {ledger_bad} in the ledgers, {usage_bad} in usage.jsonl."]
+    if not summary["requests"]:
+        notes.append("No request in these ledgers matches --since, --until and --project.")
     for item in summary["unpriced_models"]:
         what = f"{item['model']} ({_requests(item['requests'])}, {item['reason']})"
         where = summary["rules"].get("user_price_file", "your prices.toml")
