@@ -192,21 +192,28 @@ class _Cutter:
         That is the signature and lines like `switch r.Method {`, not the statements
         that happen to precede the body (`ctx, cancel := ...`), which are content.
         """
-        path = []
+        path = []  # from the body up to the node's child
         current = body
         while current is not None and current != node:
             path.append(current)
             current = current.parent
+        path.reverse()
         if not path:  # the node is its own body: everything before its first part
             rows = set(range(top, first_child))
         else:
-            outer = path[-1]
+            outer = path[0]
             rows = {top, *range(top, outer.start_point.row)}
             for child in node.named_children:  # an `if` branch before an `else` body
                 child_start, child_end = child.start_point.row, _end_row(child)
                 if child != outer and top < child_start < child_end:
                     rows -= set(range(child_start, child_end + 1))
-            rows.update(p.start_point.row for p in path if _opens_itself(p))
+            for inner, below in zip(path, path[1:] + [None], strict=True):
+                row = inner.start_point.row
+                # A nested declaration (`public class Cart` inside a namespace) opens on
+                # its own line; a statement list or block starts with content instead.
+                nested = below is not None and row < below.start_point.row
+                if _opens_itself(inner) or (nested and not _is_container(inner)):
+                    rows.add(row)
         # A line of bare brackets (Allman-style `{`) says nothing about what it opens.
         kept = sorted(row for row in rows if row >= top and self.lines[row].strip(_BRACKETS))
         if len(kept) > MAX_HEADER_LINES:  # the first line names it; the last is nearest
@@ -215,6 +222,11 @@ class _Cutter:
 
 
 _BRACKETS = " \t\r{}()[]:;,"
+
+
+def _is_container(node) -> bool:
+    """Whether the node is a list of parts (`block`, `statement_list`, `class_body`)."""
+    return node.type.endswith(("block", "list", "body"))
 
 
 def _opens_itself(node) -> bool:
@@ -309,14 +321,17 @@ def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
 
 
 def _symbols_in(span: _Span, definitions) -> tuple[str, ...]:
-    inside = [d for d in definitions if span.start <= d.row <= span.end]
+    # Distinct names first, then the cap: a Haskell signature and its equation, or a
+    # function's clauses, are one name and must not crowd later names out.
+    first: dict[str, _Definition] = {}
+    for d in definitions:
+        if span.start <= d.row <= span.end:
+            first.setdefault(d.qualified, d)
+    inside = list(first.values())
     if len(inside) > MAX_SYMBOLS:
         keep = sorted(inside, key=lambda d: (d.depth, d.row))[:MAX_SYMBOLS]
         inside = sorted(keep, key=lambda d: (d.row, d.depth))
-    seen: dict[str, None] = {}
-    for d in inside:
-        seen.setdefault(d.qualified, None)
-    return tuple(seen)
+    return tuple(d.qualified for d in inside)
 
 
 def _window_rows(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:

@@ -27,7 +27,7 @@
  (#any-of? @_keyword "type" "typep" "opaque" "callback" "macrocallback"))
 
 ; Module attributes used as constants: `@timeout 5_000`. Attributes that annotate the next
-; definition or configure the compiler are not names of anything. (`#not-any-of?` is
-; silently ignored by the tree-sitter 0.26 bindings; `#not-match?` is honoured.)
+; definition or configure the compiler are not names of anything. (`#not-match?`, because
+; the tree-sitter 0.26 Python bindings let `#not-any-of?` with several values exclude nothing.)
 ((unary_operator operand: (call target: (identifier) @name (arguments))) @definition
  (#not-match? @name "^(doc|moduledoc|typedoc|spec|impl|behaviour|derive|type|typep|opaque|callback|macrocallback|optional_callbacks|compile|dialyzer|deprecated|since|external_resource|on_load|on_definition|before_compile|after_compile|enforce_keys|tag|moduletag|describetag|vsn|file)$"))

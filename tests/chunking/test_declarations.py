@@ -1,0 +1,355 @@
+"""Each language's query names its declarations, qualified by what encloses them."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from wherein.chunking import chunk_source
+
+
+def symbols_of(path: str, source: str) -> list[str]:
+    """Symbols of all chunks in order; a small snippet is one chunk, so repeats collapse."""
+    _language, chunks = chunk_source(path, textwrap.dedent(source).lstrip("\n"))
+    return [symbol for chunk in chunks for symbol in chunk.symbols]
+
+
+CASES = {
+    "python": (
+        "m.py",
+        """
+        MAX_RETRIES = 3
+        __all__ = ["Client"]
+        type Ids = list[int]
+
+        class Client:
+            timeout = 5
+
+            @property
+            def url(self):
+                def helper():
+                    return 1
+                local = 2
+                return helper()
+        """,
+        "MAX_RETRIES Ids Client Client.url Client.url.helper",
+    ),
+    "javascript": (
+        "m.js",
+        """
+        export const LIMIT = 10;
+        class Bus extends Base {
+          #queue = [];
+          handle = () => {};
+          emit(topic) { const local = 1; return local; }
+          #drain() {}
+        }
+        const make = () => new Bus();
+        function* ids() {}
+        Bus.prototype.reset = function () {};
+        module.exports = { run: function () {} };
+        """,
+        "LIMIT Bus Bus.handle Bus.emit Bus.#drain make ids reset run",
+    ),
+    "typescript": (
+        "m.ts",
+        """
+        export interface Repo<T> { get(id: string): T }
+        export type Id = string;
+        enum Color { Red }
+        namespace Billing { export function total(): number { return 0 } }
+        declare module "cache" { export function get(key: string): string; }
+        export abstract class Base { abstract run(): void; protected stop() {} }
+        export const handler = async (event: Event): Promise<void> => {};
+        """,
+        "Repo Id Color Billing Billing.total cache cache.get Base Base.run Base.stop handler",
+    ),
+    "tsx": (
+        "m.tsx",
+        """
+        interface Props { title: string }
+        export function Card({ title }: Props) { return <h1>{title}</h1>; }
+        export const List = () => <ul />;
+        """,
+        "Props Card List",
+    ),
+    "go": (
+        "m.go",
+        """
+        package m
+        const Max = 10
+        var ErrClosed = errors.New("closed")
+        type Server struct{}
+        type Handler interface{ Serve() }
+        type ID = string
+        type List[T any] struct{}
+        func (s *Server) Start() error { var local int; return nil }
+        func (s Server) Name() string { return "" }
+        func (l *List[T]) Push(v T) {}
+        func New() *Server { return &Server{} }
+        """,
+        "Max ErrClosed Server Handler ID List Server.Start Server.Name List.Push New",
+    ),
+    "rust": (
+        "m.rs",
+        """
+        pub const MAX: usize = 3;
+        pub struct Point { x: i32 }
+        pub enum Shape { Circle }
+        pub trait Area { fn area(&self) -> f64; }
+        impl Point { pub fn new() -> Self { Point { x: 0 } } }
+        impl Area for Point { fn area(&self) -> f64 { 0.0 } }
+        impl<T> Wrapper<T> { fn get(&self) {} }
+        mod tests { fn helper() {} }
+        macro_rules! square { ($x:expr) => { $x * $x }; }
+        type Result<T> = std::result::Result<T, Error>;
+        """,
+        (
+            "MAX Point Shape Area Area.area Point.new Point.area Wrapper Wrapper.get tests "
+            "tests.helper square Result"
+        ),
+    ),
+    "java": (
+        "M.java",
+        """
+        public class Shop {
+            public static final int LIMIT = 5;
+            private int count;
+            public Shop() {}
+            void buy() { int local = 1; }
+            record Item(String sku) {}
+            enum Kind { A }
+        }
+        interface Listener { void changed(); }
+        """,
+        "Shop Shop.LIMIT Shop.Shop Shop.buy Shop.Item Shop.Kind Listener Listener.changed",
+    ),
+    "c": (
+        "m.c",
+        """
+        #ifndef RING_H
+        #define RING_H
+        #define CAPACITY 64
+        struct ring { int head; };
+        typedef struct { int x; } point_t;
+        enum color { RED };
+        int ring_push(struct ring *r, int v);
+        static int counter = 0;
+        char *ring_name(void) { static char buf[8]; return buf; }
+        int main(void) { int local = 0; return local; }
+        #endif
+        """,
+        "CAPACITY ring point_t color ring_push counter ring_name main",
+    ),
+    "cpp": (
+        "m.cpp",
+        """
+        namespace gfx {
+        class Widget {
+         public:
+          Widget();
+          ~Widget();
+          void draw() const;
+          bool operator==(const Widget& other) const;
+        };
+        void Widget::draw() const { int local = 0; }
+        Widget::~Widget() {}
+        using Id = int;
+        }  // namespace gfx
+        """,
+        (
+            "gfx gfx.Widget gfx.Widget.Widget gfx.Widget.~Widget gfx.Widget.draw "
+            "gfx.Widget.operator== gfx.Id"
+        ),
+    ),
+    "csharp": (
+        "M.cs",
+        """
+        namespace Shop.Orders
+        {
+            public interface IRepo { void Save(); }
+            public class Order
+            {
+                public const int Max = 3;
+                private int _count;
+                public Order() {}
+                public int Count { get; }
+                public void Pay() { int local = 1; }
+            }
+            public enum State { Open }
+            public record Line(string Sku);
+        }
+        """,
+        (
+            "Shop.Orders Shop.Orders.IRepo Shop.Orders.IRepo.Save Shop.Orders.Order "
+            "Shop.Orders.Order.Max Shop.Orders.Order.Order Shop.Orders.Order.Count "
+            "Shop.Orders.Order.Pay Shop.Orders.State Shop.Orders.Line"
+        ),
+    ),
+    "ruby": (
+        "m.rb",
+        """
+        module Billing
+          VERSION = "1.0"
+          class Invoice < Base
+            def self.build; end
+            def total; local = 1; end
+          end
+        end
+        def helper; end
+        """,
+        (
+            "Billing Billing.VERSION Billing.Invoice Billing.Invoice.build "
+            "Billing.Invoice.total helper"
+        ),
+    ),
+    "php": (
+        "m.php",
+        """
+        <?php
+        namespace App;
+        const LIMIT = 3;
+        trait Logs { function log() {} }
+        class Mailer { const MAX = 5; public function send() { $local = 1; } }
+        enum Suit { case Hearts; }
+        function helper() {}
+        """,
+        "App LIMIT Logs Logs.log Mailer Mailer.MAX Mailer.send Suit helper",
+    ),
+    "kotlin": (
+        "m.kt",
+        """
+        const val MAX = 3
+        typealias Handler = (Int) -> Unit
+        class Service {
+            fun run() { val local = 1 }
+            companion object {
+                const val TAG = "svc"
+            }
+        }
+        object Registry {
+            fun register() {}
+        }
+        fun String.shout(): String = uppercase()
+        """,
+        "MAX Handler Service Service.run Service.TAG Registry Registry.register String.shout",
+    ),
+    "swift": (
+        "m.swift",
+        """
+        let pageSize = 25
+        protocol Feed { func load() }
+        struct Article { init(id: Int) {} func title() -> String { let local = ""; return local } }
+        extension Article { func summary() -> String { "" } }
+        typealias Done = () -> Void
+        """,
+        "pageSize Feed Feed.load Article Article.init Article.title Article.summary Done",
+    ),
+    "scala": (
+        "m.scala",
+        """
+        trait Clock { def now(): Long }
+        class Ledger { val precision = 2; def post(): Unit = { val local = 1 } }
+        object Ledger { def apply(): Ledger = new Ledger() }
+        type Id = String
+        """,
+        "Clock Clock.now Ledger Ledger.precision Ledger.post Ledger.apply Id",
+    ),
+    "bash": (
+        "m.sh",
+        """
+        readonly VERSION=1
+        DIR=/tmp
+        log() { echo "$*"; }
+        function deploy {
+          local target=$1
+          TARGET=$target
+        }
+        """,
+        "VERSION DIR log deploy",
+    ),
+    "lua": (
+        "m.lua",
+        """
+        local M = {}
+        local function helper() local inner = 1 end
+        function M.new() end
+        function M:start() end
+        M.stop = function() end
+        return M
+        """,
+        "M helper M.new M.start M.stop",
+    ),
+    "elixir": (
+        "m.ex",
+        """
+        defmodule Shop.Cart do
+          @moduledoc "Carts."
+          @max 10
+          @type t :: map()
+          @doc "New."
+          @spec new() :: t()
+          def new, do: %{}
+          def add(cart, sku) when is_binary(sku), do: cart
+          defp check(x) do
+            x
+          end
+          defmacro debug(expr), do: expr
+        end
+        """,
+        (
+            "Shop.Cart Shop.Cart.max Shop.Cart.t Shop.Cart.new Shop.Cart.add Shop.Cart.check "
+            "Shop.Cart.debug"
+        ),
+    ),
+    "haskell": (
+        "m.hs",
+        """
+        module Queue where
+        data Task = Task { name :: String }
+        newtype Id = Id Int
+        class Describe a where
+          describe :: a -> String
+        instance Describe Task where
+          describe = name
+        limit :: Int
+        limit = 10
+        push :: Task -> [Task] -> [Task]
+        push t ts = t : ts
+        """,
+        "Queue Task Id Describe Describe.describe Task.describe limit push",
+    ),
+    "zig": (
+        "m.zig",
+        """
+        const std = @import("std");
+        pub const Point = struct {
+            x: i32,
+            pub fn init(x: i32) Point {
+                const local = x;
+                return .{ .x = local };
+            }
+        };
+        fn helper() void {}
+        """,
+        "std Point Point.init helper",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(CASES))
+def test_declarations_are_named_and_qualified(language):
+    path, source, expected = CASES[language]
+    assert chunk_source(path, "x\n")[0] == language
+    assert symbols_of(path, source) == expected.split()
+
+
+def test_elixir_ignores_attributes_that_annotate_rather_than_name():
+    symbols = symbols_of("m.ex", CASES["elixir"][1])
+    assert not {"Shop.Cart.moduledoc", "Shop.Cart.doc", "Shop.Cart.spec"} & set(symbols)
+
+
+def test_c_include_guard_is_not_a_symbol_but_a_valued_macro_is():
+    symbols = symbols_of("m.h", CASES["c"][1])
+    assert "RING_H" not in symbols and "CAPACITY" in symbols
