@@ -33,7 +33,12 @@ def read_status(workspace: Path) -> dict[str, Any]:
         ).fetchone()
         meta = dict(conn.execute("SELECT key, value FROM meta"))
     except sqlite3.Error as err:
-        return {**status, "exists": True, "error": f"{err}; run 'wherein index' to rebuild"}
+        if "readonly" in str(err) or "unable to open" in str(err):
+            # A WAL index needs its directory writable even to be read; rebuilding won't help.
+            advice = f"make {path.parent} writable or set WHEREIN_HOME to a writable directory"
+        else:
+            advice = "run 'wherein index' to rebuild it"
+        return {**status, "exists": True, "error": f"{err}; {advice}"}
     finally:
         conn.close()
     return {
