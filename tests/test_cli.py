@@ -317,6 +317,16 @@ def test_disk_full_during_index_exits_1_and_keeps_the_previous_index(
     assert str(index_path(repo)) in sentence and "disk is full" in sentence
     assert rows(index_path(repo)) == before  # the batch rolled back whole
 
+    # Still full: a search answers from the index as it was, and says why it is behind.
+    calls.clear()
+    code, out, err = cli(capsys, "search", "retry_with_backoff", "--json", "--workspace", str(repo))
+    assert code == 0, err
+    payload = json.loads(out)
+    assert payload["results"][0]["path"] == "app/retry.py"
+    assert "retry_with_backoff" in payload["results"][0]["excerpt"]
+    assert any("disk is full" in warning for warning in payload["warnings"])
+    assert rows(index_path(repo)) == before
+
     monkeypatch.setattr(Store, "write_file", real_write)
     code, out, err = cli(capsys, "search", "retry_forever", "--json", "--workspace", str(repo))
     assert code == 0, err

@@ -15,7 +15,7 @@ import numpy as np
 from wherein.config import Settings
 from wherein.embedding.base import Embedder
 from wherein.embedding.registry import create_embedder
-from wherein.errors import EmbedderError, UsageError
+from wherein.errors import EmbedderError, IndexUnwritable, UsageError
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import embed_pending, index_lock, refresh_index
 from wherein.index.store import ChunkRow, Store, open_store
@@ -195,12 +195,18 @@ def run_search(
 def _warm(store, workspace, settings, locked, budget, prefixes, embedder, warnings):
     """Bring the index up to date and embed what fits the budget; returns the embedder."""
     if locked:
-        report = refresh_index(
-            store, workspace_roots(workspace, settings),
-            max_file_bytes=settings["walk.max_file_bytes"],
-        )  # fmt: skip
-        if report.unreadable:
-            warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
+        try:
+            report = refresh_index(
+                store, workspace_roots(workspace, settings),
+                max_file_bytes=settings["walk.max_file_bytes"],
+            )  # fmt: skip
+        except IndexUnwritable as err:
+            # A full disk must not cost the answer: rank what the index already holds.
+            warnings.append(f"{err} Searched the index as it was.")
+            locked = False
+        else:
+            if report.unreadable:
+                warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
     else:
         warnings.append(
             "Another wherein process is updating this index; results may miss recent changes."
@@ -217,6 +223,8 @@ def _warm(store, workspace, settings, locked, budget, prefixes, embedder, warnin
         except EmbedderError as err:
             warnings.append(f"{err} Ranked by keywords only.")
             return None
+        except IndexUnwritable as err:
+            warnings.append(f"{err} Vectors not yet stored were left pending.")
         if store.notice:
             warnings.append(store.notice)
     return embedder
