@@ -11,6 +11,7 @@ headings; any other text falls back to windows of lines.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -145,9 +146,11 @@ class _Cutter:
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
+        # Prefix sums of line lengths: `chars` is asked for every candidate merge.
+        self.offsets = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
 
     def chars(self, start: int, end: int) -> int:
-        return sum(len(line) + 1 for line in self.lines[start : end + 1])
+        return self.offsets[end + 1] - self.offsets[start]
 
     def fits(self, start: int, end: int, limit_lines: int) -> bool:
         return end - start + 1 <= limit_lines and self.chars(start, end) <= MAX_CHUNK_CHARS
@@ -305,28 +308,31 @@ def _definitions(root, language: str) -> list[_Definition]:
 def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
     chunks = []
     headings = _heading_rows(lines) if kind == "markdown" else []
+    rows = [d.row for d in definitions]  # sorted: each span takes a slice, not a scan
     for span in spans:
         text = "\n".join(lines[span.start : span.end + 1])
         if not text.strip():
             continue
         if kind == "markdown":
-            symbols = tuple(
-                _heading_text(lines[row]) for row in headings if span.start <= row <= span.end
-            )[:MAX_SYMBOLS]
+            first = bisect.bisect_left(headings, span.start)
+            last = bisect.bisect_right(headings, span.end)
+            symbols = tuple(_heading_text(lines[row]) for row in headings[first:last])
+            symbols = symbols[:MAX_SYMBOLS]
         else:
-            symbols = _symbols_in(span, definitions)
+            first = bisect.bisect_left(rows, span.start)
+            last = bisect.bisect_right(rows, span.end)
+            symbols = _symbols_in(definitions[first:last])
         header = "\n".join(lines[row] for row in span.header_rows)
         chunks.append(Chunk(span.start + 1, span.end + 1, symbols, kind, text, header))
     return chunks
 
 
-def _symbols_in(span: _Span, definitions) -> tuple[str, ...]:
+def _symbols_in(inside: list[_Definition]) -> tuple[str, ...]:
     # Distinct names first, then the cap: a Haskell signature and its equation, or a
     # function's clauses, are one name and must not crowd later names out.
     first: dict[str, _Definition] = {}
-    for d in definitions:
-        if span.start <= d.row <= span.end:
-            first.setdefault(d.qualified, d)
+    for d in inside:
+        first.setdefault(d.qualified, d)
     inside = list(first.values())
     if len(inside) > MAX_SYMBOLS:
         keep = sorted(inside, key=lambda d: (d.depth, d.row))[:MAX_SYMBOLS]

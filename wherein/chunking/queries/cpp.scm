@@ -47,53 +47,13 @@
           name: [(identifier) (destructor_name) (operator_name)] @name))
     ]))) @definition
 
-; Classes and other types with a body (a `struct x` without one is a use). Inside a typedef
-; only the typedef's name is captured, so the tag is not listed again as `node_t.node`.
-(translation_unit
-  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
-(declaration_list
-  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
-(preproc_if
-  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
-(preproc_ifdef
-  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
-(preproc_else
-  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
-(preproc_elif
-  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
-(template_declaration
-  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
-(declaration
-  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
-(field_declaration
-  [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
-   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition)
+; Classes and other types with a body (a `struct x` without one is a use). Unlike c.scm,
+; these are not anchored per parent: C++'s large grammar makes every extra pattern cost
+; compile time, and `typedef struct tag {...} name;` is rare in C++.
+[(class_specifier name: (type_identifier) @name body: (field_declaration_list))
+ (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
+ (union_specifier name: (type_identifier) @name body: (field_declaration_list))
+ (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition
 (namespace_definition name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition
 (alias_declaration name: (type_identifier) @name) @definition
 (type_definition declarator: (type_identifier) @name) @definition
@@ -154,32 +114,6 @@
       (reference_declarator (function_declarator declarator: (identifier) @name))
     ]) @definition)
 (preproc_ifdef
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (array_declarator declarator: (identifier) @name)
-      (function_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-      (reference_declarator (function_declarator declarator: (identifier) @name))
-    ]) @definition)
-(preproc_else
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (array_declarator declarator: (identifier) @name)
-      (function_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-      (reference_declarator (function_declarator declarator: (identifier) @name))
-    ]) @definition)
-(preproc_elif
   (declaration
     declarator: [
       (identifier) @name
