@@ -125,8 +125,8 @@ def _units(parent, lines: list[str]) -> list[tuple[int, int, object]]:
 
 
 # Siblings that annotate the declaration after them: Rust `#[derive(...)]`, decorators
-# of TypeScript class members, Haskell haddocks and type signatures. (Python wraps decorators in its
-# definition node.)
+# of TypeScript class members, Haskell haddocks and type signatures. (Python wraps its
+# decorators in the definition node.)
 _ANNOTATIONS = frozenset({"attribute_item", "decorator", "haddock", "signature"})
 
 
