@@ -19,7 +19,7 @@ from wherein.index.store import open_store
 from wherein.workspace import Root
 
 # Enough files for several commits (refresh commits every 200 files), few enough to stay quick.
-FILE_COUNT = 3000
+FILE_COUNT = 2000
 # The in-process static embedder keeps the full re-index to seconds; the model is not the point.
 ENV = {"WHEREIN_EMBEDDING_PROVIDER": "static"}
 
@@ -121,11 +121,11 @@ def test_kill_9_mid_index_keeps_a_usable_index_that_a_rerun_completes(big_repo, 
     conn.close()
     assert files > 0 and (files < FILE_COUNT or vectors < chunks)  # it really was cut short
 
-    found = run_wherein("search", "func_2345", "--json", "--workspace", str(big_repo),
+    found = run_wherein("search", "func_1234", "--json", "--workspace", str(big_repo),
                         env={**ENV, "WHEREIN_SEARCH_COLD_BUDGET_S": "0"})  # fmt: skip
     assert found.returncode == 0, found.stderr.decode()
     payload = json.loads(found.stdout)
-    assert payload["results"][0]["path"] == "pkg4/f2345.py"
+    assert payload["results"][0]["path"] == "pkg2/f1234.py"
     assert payload["pending"]["chunks"] > 0  # a zero budget embeds nothing and says so
 
     rerun = run_wherein("index", "--workspace", str(big_repo), env=ENV)
