@@ -237,7 +237,8 @@ async def _status(session, settings: Settings, _args, _progress) -> _Parts:
     if not embedding["in_process"]:
         embedding["api_base"] = settings["embedding.api_base"]
     fields: dict[str, Any] = {"index": index, "embedding": embedding}
-    lines = [f"Workspace {session.workspace}.", _index_sentence(index)]
+    building = session.job is not None and session.job.running
+    lines = [f"Workspace {session.workspace}.", _index_sentence(index, building)]
     where = "in process" if embedding["in_process"] else f"at {embedding['api_base']}"
     model = f" ({embedding['model']})" if embedding["model"] else ""
     lines.append(f"Embedding: {embedding['provider']}{model}, {where}.")
@@ -259,7 +260,10 @@ def _index_fields(raw: dict[str, Any]) -> dict[str, Any]:
     return index
 
 
-def _index_sentence(index: dict[str, Any]) -> str:
+def _index_sentence(index: dict[str, Any], building: bool) -> str:
+    if building and (not index["exists"] or "error" in index):
+        # The job has only begun creating the file; its schema may not be written yet.
+        return "The index is being created by the running job."
     if not index["exists"]:
         return "No index yet: recall action=index builds it (a search also builds what it can)."
     if "error" in index:
