@@ -11,6 +11,7 @@ from tests.embedding.fake_server import WEDGE, FakeEmbeddingServer, Reply
 from tests.helpers import write_tree
 from wherein.cli import main
 from wherein.config import load_settings
+from wherein.embedding import guard
 from wherein.index.refresh import open_workspace_store
 from wherein.indexing import build_index
 from wherein.search import run_search
@@ -137,8 +138,10 @@ def test_index_with_a_malformed_answer_fails_and_stores_no_vector(repo, server, 
 
 @pytest.mark.parametrize("command", [["index"], ["search", "router"], ["status"]])
 def test_a_refused_endpoint_is_a_configuration_error_for_every_command(
-    repo, use_endpoint, capsys, canary, command
+    repo, use_endpoint, capsys, canary, command, monkeypatch
 ):
+    # Were the name let through, it would "resolve" to the canary: no real lookup, ever.
+    monkeypatch.setattr(guard, "resolve_host", lambda host, port: [canary.host])
     use_endpoint(f"http://localhost.evil.example:{canary.port}")
     assert main([*command, "--workspace", str(repo)]) == 2
     err = capsys.readouterr().err.strip()
