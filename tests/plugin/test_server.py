@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 
 import anyio
@@ -118,6 +119,25 @@ def test_status_touches_nothing_and_shows_no_usage_before_a_search(repo):
     assert result["embedding"]["in_process"] is True
     assert "usage" not in result and "Recall" not in result["text"]
     assert not index_dir(repo).exists()
+
+
+def test_status_says_when_an_http_endpoint_does_not_answer(repo, monkeypatch):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # Nothing listens on `port` now: the connection is refused at once.
+    monkeypatch.setenv("WHEREIN_EMBEDDING_PROVIDER", "ollama")
+    monkeypatch.setenv("WHEREIN_EMBEDDING_API_BASE", f"http://127.0.0.1:{port}")
+
+    async def steps(rc):
+        return await rc.recall(action="status")
+
+    result = run_session(repo, steps)
+    embedding = result["embedding"]
+    assert result["ok"] and embedding["in_process"] is False
+    assert embedding["answered"] is False and embedding["error"]
+    assert embedding["url"] == f"http://127.0.0.1:{port}"
+    assert "no answer" in result["text"]
 
 
 def test_background_index_reports_running_job_then_completion_to_its_session(repo):

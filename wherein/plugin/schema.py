@@ -195,13 +195,17 @@ _EMBEDDING = _strict(
     {
         "provider": {"type": "string"},
         "model": _NULLABLE_STRING,
+        "dim": {"type": ["integer", "null"]},
         "in_process": {"type": "boolean"},
-        "api_base": _NULLABLE_STRING,
+        "url": _NULLABLE_STRING,
+        "answered": {"type": ["boolean", "null"]},
+        "error": _NULLABLE_STRING,
         "api_key_set": {"type": "boolean"},
         "allow_remote": {"type": "boolean"},
     },
-    ["provider", "model", "in_process", "api_base", "api_key_set", "allow_remote"],
-)
+    ["provider", "model", "dim", "in_process", "url", "answered", "error", "api_key_set",
+     "allow_remote"],
+)  # fmt: skip
 
 _SETTING = _strict(
     {"key": {"type": "string"}, "value": {"type": "string"}, "source": {"type": "string"}},

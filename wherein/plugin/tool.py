@@ -16,14 +16,14 @@ import anyio
 
 from wherein.config import Settings, load_settings
 from wherein.errors import UsageError, WhereinError
-from wherein.index.status import read_status
 from wherein.plugin.configure import run_configure
 from wherein.plugin.jobs import IndexJob
-from wherein.plugin.policy import check_agent_change, in_process_providers
+from wherein.plugin.policy import check_agent_change
 from wherein.plugin.presentation import render_hits
 from wherein.plugin.schema import validate_arguments
 from wherein.plugin.scoping import folder_inside
 from wherein.plugin.session import RecallSession
+from wherein.plugin.status import describe_status
 from wherein.plugin.usage import UsageRow, append_usage_row, paths_hash, utc_now
 from wherein.search import SearchResult, run_search
 
@@ -224,54 +224,15 @@ async def _follow(job: IndexJob, report_progress: ReportProgress | None) -> None
 
 
 async def _status(session, settings: Settings, _args, _progress) -> _Parts:
-    raw = read_status(session.workspace)
-    index = _index_fields(raw)
-    embedding = {
-        "provider": settings["embedding.provider"],
-        "model": settings["embedding.model"],
-        "in_process": settings["embedding.provider"] in in_process_providers(),
-        "api_base": None,
-        "api_key_set": bool(settings["embedding.api_key"]),
-        "allow_remote": bool(settings["embedding.allow_remote"]),
-    }
-    if not embedding["in_process"]:
-        embedding["api_base"] = settings["embedding.api_base"]
-    fields: dict[str, Any] = {"index": index, "embedding": embedding}
     building = session.job is not None and session.job.running
-    lines = [f"Workspace {session.workspace}.", _index_sentence(index, building)]
-    where = "in process" if embedding["in_process"] else f"at {embedding['api_base']}"
-    model = f" ({embedding['model']})" if embedding["model"] else ""
-    lines.append(f"Embedding: {embedding['provider']}{model}, {where}.")
+    fields, lines = await anyio.to_thread.run_sync(
+        describe_status, session.workspace, settings, building
+    )
     if session.job is not None:
         fields["job"] = session.job.snapshot()
         lines.append(session.job.describe())
         session.mark_job_reported()
     return _Parts("\n".join(lines), fields)
-
-
-def _index_fields(raw: dict[str, Any]) -> dict[str, Any]:
-    """The index block, field by field, so a new status field cannot break the schema."""
-    index: dict[str, Any] = {"exists": bool(raw["exists"]), "path": raw["index_path"]}
-    for key in ("files", "skipped_files", "chunks", "vectors", "embedder", "size_bytes", "error"):
-        if key in raw:
-            index[key] = raw[key]
-    if "pending" in raw:
-        index["pending"] = {"files": raw["pending"]["files"], "chunks": raw["pending"]["chunks"]}
-    return index
-
-
-def _index_sentence(index: dict[str, Any], building: bool) -> str:
-    if building and (not index["exists"] or "error" in index):
-        # The job has only begun creating the file; its schema may not be written yet.
-        return "The index is being created by the running job."
-    if not index["exists"]:
-        return "No index yet: recall action=index builds it (a search also builds what it can)."
-    if "error" in index:
-        return f"The index at {index['path']} cannot be read: {index['error']}."
-    return (
-        f"Index: {index['files']} files, {index['chunks']} chunks, "
-        f"{index['pending']['chunks']} waiting for a vector; embedder {index['embedder']}."
-    )
 
 
 async def _configure(session, _settings: Settings, args, _progress) -> _Parts:
