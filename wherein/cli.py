@@ -110,10 +110,9 @@ def _index(args: argparse.Namespace) -> int:
 
     workspace = _workspace(args)
     settings = _settings(workspace)
-    if args.focus:
-        from wherein.search import resolve_scope
+    from wherein.scope import resolve_scope
 
-        resolve_scope(workspace, args.focus, settings)
+    scope = resolve_scope(workspace, args.focus, settings)
 
     def waiting() -> None:
         print(
@@ -122,7 +121,8 @@ def _index(args: argparse.Namespace) -> int:
         )
 
     with ProgressDisplay(sys.stderr) as display:
-        summary = build_index(workspace, settings, progress=display.update, on_wait=waiting)
+        summary = build_index(workspace, settings, progress=display.update, on_wait=waiting,
+                              focus=scope.focus)  # fmt: skip
     for notice in summary.notices:
         print(f"wherein: {notice}", file=sys.stderr)
     for item in summary.report.unreadable[:20]:
@@ -160,10 +160,19 @@ def _search(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     from wherein.embedding.probe import describe_embedder
     from wherein.index.status import read_status
+    from wherein.roots import plan_roots
+    from wherein.scope import marker_names, resolve_scope
 
     workspace = _workspace(args)
     settings = _settings(workspace)
-    status = read_status(workspace)
+    plan = plan_roots(workspace, settings["scope.source_roots"])
+    status = read_status(workspace, marker_names(settings["scope.focus_markers"]), plan.extra)
+    try:
+        status["scope"] = resolve_scope(workspace, None, settings).to_json()
+    except UsageError as err:  # a stale configured focus must not hide the rest of the status
+        status["scope"] = {"focus": settings["scope.focus"], "resolved_by": "explicit",
+                           "error": str(err)}  # fmt: skip
+    status["root_problems"] = list(plan.problems)
     # "embedder" is the configured one and whether it answered; the index's stored identity
     # moves to "index_embedder".
     status["index_embedder"] = status.pop("embedder", None)
@@ -179,6 +188,7 @@ def _status(args: argparse.Namespace) -> int:
     print(f"endpoint   {_endpoint_line(status['embedder'], status['endpoint_error'])}")
     if not status["exists"]:
         print("state      no index yet: run 'wherein index'")
+        _print_scopes(status, settings["scope.focus_markers"])
         return 0
     if "error" in status:
         print(f"state      unreadable: {status['error']}")
@@ -187,7 +197,26 @@ def _status(args: argparse.Namespace) -> int:
     print(f"files      {status['files']} indexed, {status['skipped_files']} skipped")
     print(f"chunks     {status['chunks']} ({pending['chunks']} waiting for a vector)")
     print(f"embedder   {status['index_embedder'] or '(none yet)'}")
+    _print_scopes(status, settings["scope.focus_markers"])
     return 0
+
+
+def _print_scopes(status: dict, markers: list[str]) -> None:
+    """The focus, the marked folders one could focus on, and the extra roots."""
+    scope = status["scope"]
+    focus = f"{scope['focus'] or '(whole workspace)'}, {scope['resolved_by']}"
+    print(f"focus      {focus}: {scope['error']}" if "error" in scope else f"focus      {focus}")
+    if markers and "scopes" in status:
+        print(f"scopes     {len(status['scopes'])} folders marked by {', '.join(markers)}")
+        for item in status["scopes"]:
+            print(f"  {item['focus']}  {item['chunks']} chunks in {item['files']} files")
+    for root in status.get("roots", []):
+        print(f"root       {root['label']}={root['path']}  {root['chunks']} chunks in "
+              f"{root['files']} files")  # fmt: skip
+    for problem in status["root_problems"]:
+        print(f"unusable   {problem}")
+    if not status.get("roots") and not status["root_problems"]:
+        print("roots      none: 'wherein roots suggest' lists library folders you could add")
 
 
 def _endpoint_line(embedder: dict, problem: str | None) -> str:

@@ -12,7 +12,7 @@ from wherein.errors import EndpointUnreachable, IndexBusy
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import Progress, RefreshReport, embed_pending, index_lock, refresh_index
 from wherein.index.store import open_store
-from wherein.workspace import workspace_roots
+from wherein.roots import plan_roots
 
 __all__ = ["IndexSummary", "build_index"]
 
@@ -50,10 +50,13 @@ def build_index(
     wait: bool = True,
     progress: Progress | None = None,
     on_wait=None,
+    focus: str | None = None,
 ) -> IndexSummary:
     """Refresh and fully embed the index of `workspace`.
 
     Args:
+        focus: a folder relative to the workspace whose chunks are embedded first, so a
+            focused search is warm before the rest of a large workspace is.
         wait: when another process holds the index, wait for it (True) or raise IndexBusy.
         on_wait: called once before waiting, so a caller can say why nothing moves.
 
@@ -78,10 +81,12 @@ def build_index(
         store = open_store(directory / INDEX_FILE_NAME)
         notices = [store.notice] if store.notice else []
         store.notice = None
+        plan = plan_roots(workspace, settings["scope.source_roots"], focus)
+        notices.extend(plan.problems)
         try:
             report = refresh_index(
                 store,
-                workspace_roots(workspace, settings),
+                list(plan.roots),
                 max_file_bytes=settings["walk.max_file_bytes"],
                 progress=progress,
             )
@@ -97,7 +102,8 @@ def build_index(
             pending = 0
             try:
                 embedder = create_embedder(settings)
-                embedded = embed_pending(store, embedder, budget_s=None, progress=counted)
+                embedded = embed_pending(store, embedder, budget_s=None, progress=counted,
+                                         paths_first=[focus] if focus else [])  # fmt: skip
             except EndpointUnreachable as err:
                 pending = store.pending_count()[1]
                 left = (

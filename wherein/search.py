@@ -24,7 +24,8 @@ from wherein.ranking.fusion import fuse_rrf
 from wherein.ranking.signals import SIGNALS, Candidate, apply_signals
 from wherein.ranking.tokens import query_tokens
 from wherein.ranking.vector import similarities
-from wherein.workspace import workspace_roots
+from wherein.roots import plan_roots
+from wherein.scope import Scope, relative_folder, resolve_scope
 
 __all__ = ["Hit", "Scope", "SearchResult", "resolve_scope", "run_search"]
 
@@ -34,17 +35,6 @@ MAX_LIMIT = 200
 CANDIDATES_PER_RANKER = 100
 # Long lines are cut too, so a bounded excerpt stays bounded in characters.
 MAX_EXCERPT_LINE_CHARS = 400
-
-
-@dataclass(frozen=True)
-class Scope:
-    """The part of the workspace a search ranks, and how it was chosen."""
-
-    focus: str | None
-    resolved_by: str  # "explicit" | "marker" | "workspace"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"focus": self.focus, "resolved_by": self.resolved_by}
 
 
 @dataclass(frozen=True)
@@ -110,30 +100,6 @@ class SearchResult:
         }
 
 
-def resolve_scope(workspace: Path, focus: str | None, settings: Settings) -> Scope:
-    """The explicit focus, else the configured one, else the whole workspace."""
-    chosen = focus if focus is not None else settings["scope.focus"]
-    if not chosen:
-        return Scope(None, "workspace")
-    return Scope(_relative_dir(workspace, chosen, "--focus"), "explicit")
-
-
-def _relative_dir(workspace: Path, value: str, flag: str) -> str:
-    candidate = Path(value)
-    if not candidate.is_absolute():
-        candidate = workspace / candidate
-    resolved = candidate.resolve()
-    try:
-        rel = resolved.relative_to(workspace)
-    except ValueError:
-        raise UsageError(
-            f"{flag} {value} is outside the workspace {workspace}. Name a folder inside it."
-        ) from None
-    if not resolved.is_dir():
-        raise UsageError(f"{flag} {value} is not a folder in {workspace}. Name an existing one.")
-    return rel.as_posix() if rel.parts else ""
-
-
 def _validate(query: str, limit: int) -> tuple[str, list[str]]:
     warnings = []
     text = " ".join(query.split())
@@ -170,8 +136,10 @@ def run_search(
     limit = settings["search.limit"] if limit is None else limit
     text, warnings = _validate(query, limit)
     scope = resolve_scope(workspace, focus, settings)
-    prefixes = [p for p in (scope.focus, _relative_dir(workspace, path, "--path") if path else None)
-                if p]  # fmt: skip
+    under = relative_folder(workspace, path, "--path") if path else None
+    prefixes = [p for p in (scope.focus, under) if p]
+    plan = plan_roots(workspace, settings["scope.source_roots"], scope.focus)
+    warnings.extend(plan.problems)
     budget = settings["search.cold_budget_s"] if cold_budget_s is None else cold_budget_s
     directory = index_dir(workspace)
     with index_lock(directory, wait=False) as locked:
@@ -180,7 +148,7 @@ def run_search(
             if store.notice:
                 warnings.append(store.notice)
                 store.notice = None  # said once; _warm reports only what happens next
-            embedder = _warm(store, workspace, settings, locked, budget, prefixes, embedder,
+            embedder = _warm(store, plan.roots, settings, locked, budget, prefixes, embedder,
                              warnings)  # fmt: skip
             hits, source_chars = _rank(store, text, limit, prefixes, embedder, settings, signals,
                                        str(workspace), warnings)  # fmt: skip
@@ -192,13 +160,12 @@ def run_search(
                         warnings, returned, source_chars)  # fmt: skip
 
 
-def _warm(store, workspace, settings, locked, budget, prefixes, embedder, warnings):
+def _warm(store, roots, settings, locked, budget, prefixes, embedder, warnings):
     """Bring the index up to date and embed what fits the budget; returns the embedder."""
     if locked:
         try:
             report = refresh_index(
-                store, workspace_roots(workspace, settings),
-                max_file_bytes=settings["walk.max_file_bytes"],
+                store, roots, max_file_bytes=settings["walk.max_file_bytes"],
             )  # fmt: skip
         except IndexUnwritable as err:
             # A full disk must not cost the answer: rank what the index already holds.

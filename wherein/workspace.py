@@ -55,6 +55,10 @@ SKIPPED_DIRS = frozenset(
         ".gradle",
         ".idea",
         ".terraform",
+        # Installed third-party code: a project's libraries are indexed as extra source
+        # roots (scope.source_roots), under their own label, never by accident.
+        "site-packages",
+        "dist-packages",
     }
 )
 IGNORE_FILE_NAMES = (".gitignore", ".whereinignore")
@@ -127,9 +131,11 @@ def resolve_workspace(path: str | os.PathLike[str] | None) -> Path:
     return resolved
 
 
-def workspace_roots(workspace: Path, settings) -> list[Root]:
-    """The workspace root first, then any extra source roots."""
-    return [Root(workspace)]
+def workspace_roots(workspace: Path, settings, focus: str | None = None) -> list[Root]:
+    """The workspace root first, then the usable extra source roots (`wherein.roots`)."""
+    from wherein.roots import plan_roots  # roots.py builds on Root: import here, not at the top
+
+    return list(plan_roots(workspace, settings["scope.source_roots"], focus).roots)
 
 
 def display_name(name: str) -> str:

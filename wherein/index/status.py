@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.workspace import Root
 
 __all__ = ["read_status"]
 
 
-def read_status(workspace: Path) -> dict[str, Any]:
-    """Counts, pending work and embedder of the workspace's index; `exists` False if none."""
+def read_status(
+    workspace: Path, markers: Sequence[str] = (), roots: Sequence[Root] = ()
+) -> dict[str, Any]:
+    """Counts, pending work and embedder of the workspace's index; `exists` False if none.
+
+    With `markers`, `scopes` lists every indexed folder holding a marker file; with `roots`
+    (extra source roots), `roots` gives each one's counts.
+    """
     path = index_dir(workspace) / INDEX_FILE_NAME
     status: dict[str, Any] = {"workspace": str(workspace), "index_path": str(path)}
     if not path.is_file():
@@ -32,6 +40,8 @@ def read_status(workspace: Path) -> dict[str, Any]:
             "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.text_hash = c.text_hash)"
         ).fetchone()
         meta = dict(conn.execute("SELECT key, value FROM meta"))
+        scopes = _marked_scopes(conn, workspace, markers)
+        root_counts = [_root_counts(conn, root) for root in roots]
     except sqlite3.Error as err:
         if "readonly" in str(err) or "unable to open" in str(err):
             # A WAL index needs its directory writable even to be read; rebuilding won't help.
@@ -51,4 +61,49 @@ def read_status(workspace: Path) -> dict[str, Any]:
         "pending": {"files": pending_files, "chunks": pending_chunks},
         "embedder": meta.get("embedder"),
         "size_bytes": path.stat().st_size,
+        "scopes": scopes,
+        "roots": root_counts,
     }
+
+
+def _marked_scopes(conn: sqlite3.Connection, workspace: Path, markers: Sequence[str]) -> list:
+    """Folders of the workspace holding a marker file, as indexed, with what they hold.
+
+    Read from the index, not the disk, so status stays cheap on a large tree; the workspace
+    root itself is no scope (it would narrow nothing).
+    """
+    folders: dict[str, set[str]] = {}
+    for marker in markers:
+        suffix = "/" + marker
+        rows = conn.execute(
+            "SELECT path FROM files WHERE root = ? AND substr(path, -length(?)) = ?",
+            (str(workspace), suffix, suffix),
+        )
+        for (found,) in rows:
+            folders.setdefault(found[: -len(suffix)], set()).add(marker)
+    scopes = []
+    for folder in sorted(folders):
+        files, chunks = conn.execute(
+            "SELECT count(DISTINCT f.id), count(c.id) FROM files f "
+            "LEFT JOIN chunks c ON c.file_id = f.id "
+            "WHERE f.root = ? AND f.skipped IS NULL AND f.path LIKE ? ESCAPE '\\'",
+            (str(workspace), _like_folder(folder)),
+        ).fetchone()
+        scopes.append(
+            {"focus": folder, "markers": sorted(folders[folder]), "files": files, "chunks": chunks}
+        )
+    return scopes
+
+
+def _root_counts(conn: sqlite3.Connection, root: Root) -> dict[str, Any]:
+    files, chunks = conn.execute(
+        "SELECT count(DISTINCT f.id), count(c.id) FROM files f "
+        "LEFT JOIN chunks c ON c.file_id = f.id WHERE f.root = ? AND f.skipped IS NULL",
+        (str(root.path),),
+    ).fetchone()
+    return {"label": root.label, "path": str(root.path), "files": files, "chunks": chunks}
+
+
+def _like_folder(folder: str) -> str:
+    escaped = folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "/%"

@@ -1,0 +1,239 @@
+"""Extra source roots: entry syntax, labelled result paths, the walk's entry rules, and every
+unusable entry reported and skipped while the other roots keep working."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import HashingEmbedder, write_tree
+from tests.index.processes import assert_permissions_apply, permission_prefix, run_wherein
+from wherein.config import load_settings
+from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.status import read_status
+from wherein.index.store import open_store
+from wherein.roots import plan_roots, split_entry
+from wherein.search import run_search
+
+STATIC = {"WHEREIN_EMBEDDING_PROVIDER": "static"}
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    return write_tree(tmp_path / "ws", {
+        "app/main.py": "from widgets import render_widget\n\ndef main():\n    render_widget()\n",
+        "lib/helpers.py": "def local_helper():\n    return 1\n",
+    })  # fmt: skip
+
+
+@pytest.fixture
+def library(tmp_path):
+    """A library tree shaped like an installed package, with what must not be indexed."""
+    return write_tree(tmp_path / "deps" / "site-packages", {
+        "widgets/render.py": "def render_widget(size):\n    '''Draw a widget.'''\n    return 1\n",
+        "widgets/node_modules/leftpad/index.js": "function padLeftNested() {}\n",
+        "widgets/vendor/site-packages/inner/mod.py": "def nested_site_function(): pass\n",
+        "widgets/.venv/lib/x.py": "def venv_function(): pass\n",
+        "__pycache__/render.cpython-311.pyc": b"\x00\x01",
+    })  # fmt: skip
+
+
+def search(workspace: Path, query: str, roots: list[str], **kwargs):
+    settings = load_settings(workspace, environ={"WHEREIN_SCOPE_SOURCE_ROOTS": ",".join(roots)})
+    return run_search(query, workspace=workspace, settings=settings, embedder=HashingEmbedder(),
+                      **kwargs)  # fmt: skip
+
+
+def indexed_paths(workspace: Path) -> set[str]:
+    store = open_store(index_dir(workspace) / INDEX_FILE_NAME)
+    try:
+        return set(store.file_states())
+    finally:
+        store.close()
+
+
+# -- entry syntax ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        ("vendor/lib", (None, "vendor/lib")),
+        ("lib=/opt/lib", ("lib", "/opt/lib")),
+        ("/data/a=b", (None, "/data/a=b")),  # an '=' after a '/' is part of the path
+        ("lib=/data/a=b", ("lib", "/data/a=b")),
+        ("  lib = ../x ", ("lib", "../x")),
+    ],
+)
+def test_split_entry_reads_an_optional_name_prefix(entry, expected):
+    assert split_entry(entry) == expected
+
+
+def test_relative_entries_resolve_against_the_workspace_and_the_label_is_the_basename(
+    workspace, library, monkeypatch
+):
+    monkeypatch.chdir(library)  # the current directory must not matter
+    plan = plan_roots(workspace, ["../deps/site-packages", f"pkgs={library}"])
+    # Both name the same folder: the second is reported, the first kept.
+    assert [(r.label, r.path) for r in plan.extra] == [("site-packages", library)]
+    assert len(plan.problems) == 1 and "already indexed as 'site-packages'" in plan.problems[0]
+
+
+# -- results and the walk -------------------------------------------------------
+
+
+def test_results_from_a_root_carry_the_labelled_path_and_the_absolute_source_path(
+    workspace, library
+):
+    result = search(workspace, "render_widget draw a widget", [f"deps={library}"])
+    top = result.hits[0]
+    assert top.path == "deps/widgets/render.py"
+    assert top.source_path == str(library / "widgets" / "render.py")
+    assert top.root == str(library)
+    workspace_hits = [h for h in result.hits if h.path == "app/main.py"]
+    assert workspace_hits and workspace_hits[0].source_path is None
+    assert result.warnings == []
+
+
+def test_the_root_is_entered_whatever_it_is_called_but_the_skip_list_applies_below(
+    tmp_path, workspace
+):
+    scoped = write_tree(tmp_path / "project" / "node_modules" / "@acme", {
+        "ui/button.js": "export function acmeButton() {}\n",
+        "ui/node_modules/dep/index.js": "export function nestedDep() {}\n",
+    })  # fmt: skip
+    site = write_tree(tmp_path / "env" / "site-packages", {
+        "pkg/core.py": "def core(): pass\n",
+        "pkg/site-packages/other/mod.py": "def other(): pass\n",
+        "pkg/dist-packages/third/mod.py": "def third(): pass\n",
+    })  # fmt: skip
+    search(workspace, "button", [str(scoped), str(site)])
+    paths = indexed_paths(workspace)
+    assert "@acme/ui/button.js" in paths
+    assert "site-packages/pkg/core.py" in paths
+    nested = [p for p in paths if "node_modules" in p.split("/")[1:] or
+              "site-packages" in p.split("/")[1:] or "dist-packages" in p]  # fmt: skip
+    assert nested == []
+
+
+def test_nested_node_modules_site_packages_and_virtualenvs_below_a_root_are_not_indexed(
+    workspace, library
+):
+    search(workspace, "widget", [f"deps={library}"])
+    assert {p for p in indexed_paths(workspace) if p.startswith("deps/")} == {
+        "deps/widgets/render.py"
+    }
+
+
+def test_a_root_removed_from_the_config_leaves_the_index(workspace, library):
+    search(workspace, "widget", [f"deps={library}"])
+    assert "deps/widgets/render.py" in indexed_paths(workspace)
+    result = search(workspace, "render_widget", [])
+    assert all(not hit.path.startswith("deps/") for hit in result.hits)
+    assert not any(p.startswith("deps/") for p in indexed_paths(workspace))
+
+
+def test_a_renamed_root_is_not_confused_with_the_workspace_folder_of_its_old_name(
+    workspace, tmp_path
+):
+    other = write_tree(
+        tmp_path / "elsewhere" / "lib", {"helpers.py": "def remote_helper(): pass\n"}
+    )
+    result = search(workspace, "helper", [f"extlib={other}"])
+    paths = {hit.path for hit in result.hits}
+    assert {"lib/helpers.py", "extlib/helpers.py"} <= paths
+    # A focus on the workspace's lib ranks only its files, never the root's.
+    focused = search(workspace, "helper", [f"extlib={other}"], focus="lib")
+    assert {hit.path for hit in focused.hits} == {"lib/helpers.py"}
+
+
+# -- unusable entries -----------------------------------------------------------
+
+
+def unusable_cases(tmp_path: Path, workspace: Path) -> dict[str, tuple[str, str]]:
+    """entry -> (expected words in the warning, a label that must not be indexed)."""
+    a = write_tree(tmp_path / "one" / "shared", {"a.py": "def from_one(): pass\n"})
+    b = write_tree(tmp_path / "two" / "shared", {"b.py": "def from_two(): pass\n"})
+    clash = write_tree(tmp_path / "three" / "lib", {"c.py": "def from_three(): pass\n"})
+    (tmp_path / "afile.py").write_text("x = 1\n")
+    return {
+        str(tmp_path / "missing"): ("does not exist", "missing"),
+        str(tmp_path / "afile.py"): ("is a file, not a folder", "afile.py"),
+        str(a): ("are all named 'shared'", "shared"),
+        str(b): ("are all named 'shared'", "shared"),
+        str(clash): ("also a folder at the top of the workspace", "lib"),
+        f"app={clash}": ("is also the focus 'app'", "app"),
+        str(tmp_path): ("holds the workspace", tmp_path.name),
+        "=": ("names no folder", ""),
+        f"..={a}": ("cannot label result paths", ".."),
+    }
+
+
+def test_every_unusable_entry_is_reported_and_skipped_while_the_good_root_works(
+    tmp_path, workspace, library
+):
+    cases = unusable_cases(tmp_path, workspace)
+    entries = [*cases, f"deps={library}"]
+    result = search(workspace, "render_widget", entries, focus="app")
+    # The focus keeps results in app/, but the good root was indexed all the same.
+    assert "deps/widgets/render.py" in indexed_paths(workspace)
+    text = "\n".join(result.warnings)
+    for entry, (words, _label) in cases.items():
+        assert words in text, (entry, text)
+    assert len([w for w in result.warnings if "are all named" in w]) == 1
+    labels = {p.split("/", 1)[0] for p in indexed_paths(workspace)}
+    assert labels == {"app", "lib", "deps"}
+    store = open_store(index_dir(workspace) / INDEX_FILE_NAME)
+    try:
+        roots = {row[0] for row in store.conn.execute("SELECT DISTINCT root FROM files")}
+    finally:
+        store.close()
+    assert roots == {str(workspace), str(library)}
+
+
+def test_status_reports_unusable_roots_and_counts_the_usable_ones(tmp_path, workspace, library):
+    missing = tmp_path / "missing"
+    env = {**STATIC, "WHEREIN_SCOPE_SOURCE_ROOTS": f"deps={library},{missing}"}
+    indexed = run_wherein("index", "--workspace", str(workspace), env=env)
+    assert indexed.returncode == 0, indexed.stderr
+    assert f"{missing} does not exist" in indexed.stderr.decode()
+    shown = run_wherein("status", "--workspace", str(workspace), "--json", env=env)
+    status = json.loads(shown.stdout)
+    assert status["roots"] == [{"label": "deps", "path": str(library), "files": 1, "chunks": 1}]
+    assert len(status["root_problems"]) == 1 and "does not exist" in status["root_problems"][0]
+    text = run_wherein("status", "--workspace", str(workspace), env=env).stdout.decode()
+    assert f"root       deps={library}  1 chunks in 1 files" in text
+    assert "unusable   Source root" in text
+
+
+def test_read_status_counts_each_root(workspace, library):
+    settings = load_settings(workspace, environ={"WHEREIN_SCOPE_SOURCE_ROOTS": str(library)})
+    run_search("widget", workspace=workspace, settings=settings, embedder=HashingEmbedder())
+    plan = plan_roots(workspace, settings["scope.source_roots"])
+    status = read_status(workspace, roots=plan.extra)
+    assert status["roots"] == [
+        {"label": "site-packages", "path": str(library), "files": 1, "chunks": 1}
+    ]
+
+
+def test_an_unreadable_root_is_reported_and_skipped(tmp_path, workspace, library):
+    prefix = permission_prefix()
+    locked = write_tree(tmp_path / "locked", {"secret.py": "def locked_function(): pass\n"})
+    os.chmod(locked / "secret.py", 0)
+    os.chmod(locked, 0)
+    try:
+        assert_permissions_apply(prefix, locked / "secret.py")
+        env = {**STATIC, "WHEREIN_SCOPE_SOURCE_ROOTS": f"{locked},deps={library}"}
+        found = run_wherein("search", "render_widget", "--workspace", str(workspace), "--json",
+                            prefix=prefix, env=env)  # fmt: skip
+        assert found.returncode == 0, found.stderr
+        payload = json.loads(found.stdout)
+        assert any(f"{locked} cannot be read (Permission denied)" in w
+                   for w in payload["warnings"]), payload["warnings"]  # fmt: skip
+        assert payload["results"][0]["path"] == "deps/widgets/render.py"
+    finally:
+        os.chmod(locked, 0o755)
+        os.chmod(locked / "secret.py", 0o644)
