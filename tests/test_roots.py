@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from wherein.config import load_settings
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.status import read_status
 from wherein.index.store import open_store
+from wherein.root_suggestions import suggest_roots
 from wherein.roots import plan_roots, split_entry
 from wherein.search import run_search
 
@@ -237,3 +239,73 @@ def test_an_unreadable_root_is_reported_and_skipped(tmp_path, workspace, library
     finally:
         os.chmod(locked, 0o755)
         os.chmod(locked / "secret.py", 0o644)
+
+
+# -- roots suggest ----------------------------------------------------------------
+
+
+@pytest.fixture
+def project(tmp_path):
+    return write_tree(tmp_path / "project", {
+        ".venv/pyvenv.cfg": "home = /usr/bin\n",
+        ".venv/lib/python3.11/site-packages/requests/api.py": "def get(url): pass\n",
+        "web/app.ts": (
+            "import React from 'react';\n"
+            "import { Button } from \"@acme/ui/button\";\n"
+            "import local from './local';\n"
+            "import fs from 'node:fs';\n"
+            "const missing = require('not-installed');\n"
+        ),
+        "packages/site/src/pad.js": "const pad = require('left-pad');\n",
+        "node_modules/react/index.js": "module.exports = {};\n",
+        "node_modules/@acme/ui/button.js": "export function Button() {}\n",
+        "node_modules/unused/index.js": "module.exports = {};\n",
+        "packages/site/node_modules/left-pad/index.js": "module.exports = pad;\n",
+    })  # fmt: skip
+
+
+def test_roots_suggest_lists_the_virtualenv_and_the_imported_packages(project, monkeypatch):
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    shown = run_wherein("roots", "suggest", "--workspace", str(project), "--json")
+    assert shown.returncode == 0, shown.stderr
+    payload = json.loads(shown.stdout)
+    assert [s["entry"] for s in payload["suggestions"]] == [
+        "site-packages=.venv/lib/python3.11/site-packages",
+        "ui=node_modules/@acme/ui",
+        "left-pad=packages/site/node_modules/left-pad",
+        "react=node_modules/react",
+    ]
+    assert payload["suggestions"][0]["reason"] == "the workspace's virtualenv .venv"
+
+
+def test_the_suggested_command_adds_every_root_in_one_go(project, monkeypatch):
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    payload = json.loads(run_wherein("roots", "suggest", "--workspace", str(project),
+                                     "--json").stdout)  # fmt: skip
+    words = shlex.split(payload["command"])
+    assert words[:2] == ["wherein", "config"]
+    assert run_wherein(*words[1:]).returncode == 0
+    found = run_wherein("search", "Button", "--workspace", str(project), "--json", env=STATIC)
+    result = json.loads(found.stdout)
+    assert result["warnings"] == []
+    assert result["results"][0]["path"] == "ui/button.js"
+    again = json.loads(run_wherein("roots", "suggest", "--workspace", str(project),
+                                   "--json").stdout)  # fmt: skip
+    assert again["suggestions"] == [] and again["command"] is None
+
+
+def test_without_a_virtualenv_the_python3_on_path_is_asked(tmp_path, monkeypatch):
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    site = (tmp_path / "fake-python" / "site-packages").resolve()
+    site.mkdir(parents=True)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    python = bin_dir / "python3"
+    python.write_text(f"#!/bin/sh\necho {site}\n")
+    python.chmod(0o755)
+    ws = write_tree(tmp_path / "ws", {"main.py": "print(1)\n"})
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    suggestions = suggest_roots(ws, [])
+    assert [(s.entry, s.reason) for s in suggestions] == [
+        (f"site-packages={site}", f"the python3 on PATH ({python})")
+    ]

@@ -43,6 +43,14 @@ def _build_parser() -> argparse.ArgumentParser:
     status.add_argument("--workspace", help="the workspace (default: the current folder)")
     status.add_argument("--json", action="store_true", help="print one JSON object")
 
+    roots = commands.add_parser("roots", help="extra source roots: library code to search too")
+    roots_actions = roots.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    suggest = roots_actions.add_parser(
+        "suggest", help="list site-packages and imported node_modules packages to add"
+    )
+    suggest.add_argument("--workspace", help="the workspace (default: the current folder)")
+    suggest.add_argument("--json", action="store_true", help="print one JSON object")
+
     config = commands.add_parser("config", help="read or write a setting")
     config_actions = config.add_subparsers(dest="action", required=True, parser_class=_Parser)
     get = config_actions.add_parser("get", help="print a setting's value and where it came from")
@@ -76,6 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "index": _index,
             "search": _search,
             "status": _status,
+            "roots": _roots,
             "config": _config,
             "serve": _serve,
             "baseline": _baseline,
@@ -217,6 +226,33 @@ def _print_scopes(status: dict, markers: list[str]) -> None:
         print(f"unusable   {problem}")
     if not status.get("roots") and not status["root_problems"]:
         print("roots      none: 'wherein roots suggest' lists library folders you could add")
+
+
+def _roots(args: argparse.Namespace) -> int:
+    from wherein.root_suggestions import add_command, suggest_roots
+
+    workspace = _workspace(args)
+    configured = _settings(workspace)["scope.source_roots"]
+    suggestions = suggest_roots(workspace, configured)
+    command = add_command(workspace, configured, suggestions) if suggestions else None
+    if args.json:
+        payload = {
+            "workspace": str(workspace),
+            "configured": configured,
+            "suggestions": [s.to_json() for s in suggestions],
+            "command": command,
+        }
+        json.dump(payload, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    if not suggestions:
+        print("No library folder to suggest: no virtualenv or python3 found, and no imported "
+              "package in a node_modules (or all are configured already).")  # fmt: skip
+        return 0
+    for s in suggestions:
+        print(f"{s.entry}\t({s.kind}: {s.reason})")
+    print(f"\nAdd them all with:\n  {command}")
+    return 0
 
 
 def _endpoint_line(embedder: dict, problem: str | None) -> str:

@@ -5,6 +5,9 @@ Resolution, most explicit first: the caller's `focus` (`--focus`, the tool's
 the current directory that carries a marker file (`scope.focus_markers`); else
 the whole workspace. Nothing is inferred from the query: a scope is chosen, and
 `status` lists the marked folders so that choosing is reading a list.
+
+A scope is a window, not a relevance filter: when the best match inside it is
+weak next to what lies outside (`scope_gap`), the search says so.
 """
 
 from __future__ import annotations
@@ -14,14 +17,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from wherein.config import Settings
 from wherein.errors import ConfigError, UsageError
 
-__all__ = ["Scope", "marker_scope", "relative_folder", "resolve_scope"]
+__all__ = [
+    "WEAK_GAP",
+    "Scope",
+    "marker_scope",
+    "narrowest_prefix",
+    "relative_folder",
+    "resolve_scope",
+    "scope_gap",
+    "unmatched_notice",
+    "weak_notice",
+]
 
 RESOLVED_EXPLICIT = "explicit"
 RESOLVED_MARKER = "marker"
 RESOLVED_WORKSPACE = "workspace"
+
+# The best chunk outside the focus beats the best inside by at least this many standard
+# deviations of the scope's own similarities: the focus is probably the wrong window.
+# Measured with scripts/measure_scopes.py (10 real libraries, 120 docstring queries, each
+# focused on its own library and on another; threshold chosen on 5 libraries, checked on 5):
+# see the README section "Focus scopes" for the figures.
+WEAK_GAP = 0.5
+# Below this many embedded chunks a scope's spread is noise; the index's spread stands in.
+MIN_SPREAD_CHUNKS = 10
 
 
 @dataclass(frozen=True)
@@ -82,6 +106,59 @@ def relative_folder(workspace: Path, value: str, flag: str) -> str:
     if not resolved.is_dir():
         raise UsageError(f"{flag} {value} is not a folder in {workspace}. Name an existing one.")
     return rel.as_posix() if rel.parts else ""
+
+
+def narrowest_prefix(focus: str | None, under: str | None) -> list[str]:
+    """The one folder a search ranks in when both a focus and `--path` are given.
+
+    Raises:
+        UsageError: the two folders are disjoint, so nothing could be ranked.
+    """
+    folders = [f for f in (focus, under) if f]
+    if len(folders) < 2:
+        return folders
+    inner, outer = sorted(folders, key=len, reverse=True)
+    if inner != outer and not inner.startswith(outer + "/"):
+        raise UsageError(
+            f"--path {under} is outside the focus {focus}. Name a folder inside the focus, "
+            "or search with --focus . for the whole workspace."
+        )
+    return [inner]
+
+
+def scope_gap(similarities: np.ndarray, inside: np.ndarray) -> float | None:
+    """How far the best chunk outside the scope beats the best inside, in standard
+    deviations of the scope's own similarities to the query (negative: the scope wins).
+
+    Scale-free, so it means the same for every embedder; None when either side is empty.
+    """
+    own, out = similarities[inside], similarities[~inside]
+    if len(own) == 0 or len(out) == 0:
+        return None
+    pool = own if len(own) >= MIN_SPREAD_CHUNKS else similarities
+    spread = float(np.std(pool))
+    if spread <= 0.0:
+        return None
+    return (float(out.max()) - float(own.max())) / spread
+
+
+def weak_notice(focus: str, gap: float) -> str:
+    """The warning for a weak best match inside the focus."""
+    return (
+        f"The best match inside the focus {focus!r} is weak: chunks outside it match the "
+        f"query better (by {gap:.1f} standard deviations of the focus's own similarities). "
+        "A focus is a window, not a relevance filter: retry with --focus . to search the "
+        "whole workspace."
+    )
+
+
+def unmatched_notice(focus: str) -> str:
+    """The warning when, ranking by keywords only, nothing inside the focus matched."""
+    return (
+        f"Nothing inside the focus {focus!r} matches the query's words, while files outside it "
+        "do. A focus is a window, not a relevance filter: retry with --focus . to search the "
+        "whole workspace."
+    )
 
 
 def marker_names(markers: list[str]) -> list[str]:

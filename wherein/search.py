@@ -25,7 +25,16 @@ from wherein.ranking.signals import SIGNALS, Candidate, apply_signals
 from wherein.ranking.tokens import query_tokens
 from wherein.ranking.vector import similarities
 from wherein.roots import plan_roots
-from wherein.scope import Scope, relative_folder, resolve_scope
+from wherein.scope import (
+    WEAK_GAP,
+    Scope,
+    narrowest_prefix,
+    relative_folder,
+    resolve_scope,
+    scope_gap,
+    unmatched_notice,
+    weak_notice,
+)
 
 __all__ = ["Hit", "Scope", "SearchResult", "resolve_scope", "run_search"]
 
@@ -137,7 +146,7 @@ def run_search(
     text, warnings = _validate(query, limit)
     scope = resolve_scope(workspace, focus, settings)
     under = relative_folder(workspace, path, "--path") if path else None
-    prefixes = [p for p in (scope.focus, under) if p]
+    prefixes = narrowest_prefix(scope.focus, under)
     plan = plan_roots(workspace, settings["scope.source_roots"], scope.focus)
     warnings.extend(plan.problems)
     budget = settings["search.cold_budget_s"] if cold_budget_s is None else cold_budget_s
@@ -150,14 +159,54 @@ def run_search(
                 store.notice = None  # said once; _warm reports only what happens next
             embedder = _warm(store, plan.roots, settings, locked, budget, prefixes, embedder,
                              warnings)  # fmt: skip
+            if embedder is not None:
+                embedder = _QueryMemo(embedder)  # one query vector for ranking and scope check
             hits, source_chars = _rank(store, text, limit, prefixes, embedder, settings, signals,
                                        str(workspace), warnings)  # fmt: skip
+            if scope.focus:
+                warnings.extend(_scope_notice(store, scope.focus, embedder, text, hits))
             pending_files, pending_chunks = store.pending_count()
         finally:
             store.close()
     returned = sum(len(hit.excerpt) for hit in hits)
     return SearchResult(text, str(workspace), scope, hits, pending_files, pending_chunks,
                         warnings, returned, source_chars)  # fmt: skip
+
+
+class _QueryMemo:
+    """An embedder that answers a repeated one-text call from memory."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.identity = inner.identity
+        self._last: tuple[str, np.ndarray] | None = None
+
+    def embed(self, texts):
+        if len(texts) == 1 and self._last is not None and self._last[0] == texts[0]:
+            return self._last[1]
+        vectors = self.inner.embed(texts)
+        if len(texts) == 1:
+            self._last = (texts[0], vectors)
+        return vectors
+
+
+def _scope_notice(store: Store, focus: str, embedder, query: str, hits: list[Hit]) -> list[str]:
+    """Warn when the best match inside the focus is weak beside the rest of the index.
+
+    With vectors: `scope_gap` over every embedded chunk. Without (nothing embedded yet, or
+    no embedder): only the plain case, no hit inside while the query's words occur outside.
+    """
+    if embedder is not None and store.get_meta("embedder") == embedder.identity.key():
+        vector_ids, matrix = store.vectors()
+        query_vector = _query_vector(embedder, query, None) if len(vector_ids) else None
+        if query_vector is not None:
+            scope_ids, _ = store.chunk_table([focus])
+            gap = scope_gap(similarities(query_vector, matrix), np.isin(vector_ids, scope_ids))
+            if gap is not None:
+                return [weak_notice(focus, gap)] if gap >= WEAK_GAP else []
+    if not hits and any(len(store.postings(term)[0]) for term in query_tokens(query)):
+        return [unmatched_notice(focus)]
+    return []
 
 
 def _warm(store, roots, settings, locked, budget, prefixes, embedder, warnings):
