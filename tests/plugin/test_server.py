@@ -285,3 +285,18 @@ def test_modern_protocol_session_works_too(repo):
 
     result = run_session(repo, steps, mode="auto")
     assert result["results"][0]["path"] == "app/cookies.py"
+
+
+def test_focus_dot_steps_out_of_a_configured_scope(repo):
+    (repo / ".wherein.toml").write_text('[scope]\nfocus = "app"\n')
+
+    async def steps(rc):
+        scoped = await rc.recall(query="routes are registered on the Router")
+        whole = await rc.recall(query="routes are registered on the Router", focus=".")
+        return scoped, whole
+
+    scoped, whole = run_session(repo, steps)
+    assert scoped["scope"] == {"focus": "app", "resolved_by": "explicit"}
+    assert all(r["path"].startswith("app/") for r in scoped["results"])
+    assert whole["scope"]["focus"] in (None, "")
+    assert "docs/guide.md" in {r["path"] for r in whole["results"]}

@@ -107,7 +107,7 @@ def input_schema() -> dict[str, Any]:
             },
             "focus": {
                 "type": "string",
-                "description": "Rank only inside this folder of the workspace.",
+                "description": "Rank only inside this folder of the workspace; '.' for all of it.",
             },
             "run_in_background": {
                 "type": "boolean",

@@ -137,7 +137,10 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
         )
     workspace = session.workspace
     path = folder_inside(workspace, args["path"], "path") if args.get("path") else None
-    focus = folder_inside(workspace, args["focus"], "focus") if args.get("focus") else None
+    # "" or "." is an explicit choice of the whole workspace, over a configured or marked scope.
+    focus = (
+        folder_inside(workspace, args["focus"], "focus") if args.get("focus") else args.get("focus")
+    )
     embedder = await anyio.to_thread.run_sync(session.embedder, settings)
 
     def search() -> SearchResult:
