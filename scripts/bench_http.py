@@ -7,6 +7,9 @@ through a MiniLMEmbedder in this process, in batches of the same size. Rounds al
 neither side gets a warmer machine; the median round is reported, with the ratio.
 
     python scripts/bench_http.py [--texts 512] [--batch 16] [--concurrency 2] [--rounds 3]
+
+`--transport-only` serves cheap hashed vectors instead of the model, so the figure is the
+client, guard and server's own ceiling: what the HTTP path costs when the model costs nothing.
 """
 
 from __future__ import annotations
@@ -38,9 +41,9 @@ def source_texts(count: int) -> list[str]:
     return [pieces[i % len(pieces)] for i in range(count)]
 
 
-def start_server() -> tuple[subprocess.Popen, int]:
+def start_server(model: bool) -> tuple[subprocess.Popen, int]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.embedding.fake_server", "--minilm"],
+        [sys.executable, "-m", "tests.embedding.fake_server", *(["--minilm"] if model else [])],
         cwd=REPO_ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -64,27 +67,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--transport-only", action="store_true", help="hashed vectors, no model")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(REPO_ROOT))
-    from wherein.config import Settings, load_settings
     from wherein.embedding.minilm import MiniLMEmbedder
     from wherein.embedding.ollama import OllamaEmbedder
 
     texts = source_texts(args.texts)
+    if args.transport_only:
+        return _transport_only(texts, args)
     direct = MiniLMEmbedder()
-    process, port = start_server()
+    process, port = start_server(model=True)
     try:
-        base = load_settings(None)
-        values = {
-            **base.values,
-            "embedding.provider": "ollama",
-            "embedding.api_base": f"http://127.0.0.1:{port}",
-            "embedding.model": "all-minilm",
-            "embedding.batch_size": args.batch,
-            "embedding.concurrency": args.concurrency,
-        }
-        http = OllamaEmbedder(Settings(values=values, sources=base.sources))
+        http = OllamaEmbedder(_settings(port, args, "all-minilm"))
 
         def run_direct() -> np.ndarray:
             parts = [direct.embed(texts[i : i + args.batch])
@@ -117,6 +113,47 @@ def main(argv: list[str] | None = None) -> int:
     print(f"HTTP path  : {http_rate:8.1f} embeddings/s  rounds {_fmt(http_rates)}")
     print(f"HTTP / in-process: {http_rate / direct_rate:.2f}x; "
           f"largest difference between the two vectors of a text: {largest_gap:.2e}")  # fmt: skip
+    return 0
+
+
+def _settings(port: int, args: argparse.Namespace, model: str):
+    from wherein.config import Settings, load_settings
+
+    base = load_settings(None)
+    values = {
+        **base.values,
+        "embedding.provider": "ollama",
+        "embedding.api_base": f"http://127.0.0.1:{port}",
+        "embedding.model": model,
+        "embedding.batch_size": args.batch,
+        "embedding.concurrency": args.concurrency,
+    }
+    return Settings(values=values, sources=base.sources)
+
+
+def _transport_only(texts: list[str], args: argparse.Namespace) -> int:
+    from wherein.embedding.ollama import OllamaEmbedder
+
+    process, port = start_server(model=False)
+    try:
+        http = OllamaEmbedder(_settings(port, args, "nomic-embed-text"))
+        http.embed(texts[: args.batch * args.concurrency])
+        rates = []
+        for _ in range(args.rounds):
+            started = time.perf_counter()
+            http.embed(texts)
+            rates.append(len(texts) / (time.perf_counter() - started))
+        http.close()
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait(timeout=30)
+    batches_per_s = statistics.median(rates) / args.batch
+    print(f"texts {len(texts)}, batch {args.batch}, concurrency {args.concurrency}, hashed "
+          f"vectors (no model), rounds {args.rounds} (median)")  # fmt: skip
+    print(f"HTTP path ceiling: {statistics.median(rates):8.1f} embeddings/s "
+          f"({batches_per_s:.0f} requests/s, {1000 / batches_per_s:.1f} ms a request); "
+          f"rounds {_fmt(rates)}")  # fmt: skip
     return 0
 
 
