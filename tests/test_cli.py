@@ -36,7 +36,8 @@ REPO = {
     ),
     "README.md": "# Demo\n\nA tiny app used by the tests.\n",
 }
-TOP_KEYS = {"query", "workspace", "scope", "results", "pending", "warnings", "usage"}
+TOP_KEYS = {"query", "workspace", "scope", "results", "pending", "warnings", "usage",
+            "expansion", "rerank"}  # fmt: skip
 RESULT_KEYS = {
     "rank", "path", "root", "source_path", "start_line", "end_line", "symbols", "language",
     "score", "similarity", "stale", "truncated", "excerpt",

@@ -48,7 +48,7 @@ def test_index_then_search_finds_the_handler_with_the_real_model(repo):
     assert result.pending_chunks == 0
     payload = result.to_json()
     assert set(payload) == {"query", "workspace", "scope", "results", "pending", "warnings",
-                            "usage"}  # fmt: skip
+                            "usage", "expansion", "rerank"}  # fmt: skip
 
 
 def test_symbol_query_puts_the_definition_first(repo):

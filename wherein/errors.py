@@ -10,8 +10,10 @@ Hierarchy::
     │   ├── IndexMissing    no index yet for this workspace
     │   ├── IndexBusy       another process is writing the index
     │   └── IndexUnwritable the data directory or the index file cannot be written
-    └── EmbedderError       the embedding model could not load or answer
-        └── EndpointUnreachable  an embedding server did not answer in time (fail open)
+    ├── EmbedderError       the embedding model could not load or answer
+    │   └── EndpointUnreachable  an embedding server did not answer in time (fail open)
+    └── ModelStepError      query expansion or reranking could not use its chat model
+        └── ModelTimeout    the chat model did not answer before the step's deadline
 
 Every message names the thing and its value, then what to do, in one sentence.
 """
@@ -26,6 +28,8 @@ __all__ = [
     "IndexError_",
     "IndexMissing",
     "IndexUnwritable",
+    "ModelStepError",
+    "ModelTimeout",
     "UsageError",
     "WhereinError",
     "WorkspaceError",
@@ -76,3 +80,11 @@ class EmbedderError(WhereinError):
 
 class EndpointUnreachable(EmbedderError):
     """An embedding server refused, timed out or vanished: search falls back to keywords."""
+
+
+class ModelStepError(WhereinError):
+    """A chat model step (expansion, rerank) failed; the search goes on without it."""
+
+
+class ModelTimeout(ModelStepError):
+    """The chat model did not answer before the step's own deadline."""

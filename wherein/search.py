@@ -6,6 +6,7 @@ The CLI and the agent tool both call `run_search`; neither ranks on its own.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,11 @@ from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import embed_pending, index_lock, refresh_index
 from wherein.index.store import ChunkRow, Store, open_store
 from wherein.ranking.bm25 import average_idf, bm25_scores
+from wherein.ranking.expansion import Expansion, start_expansion
 from wherein.ranking.fusion import fuse_rrf
+from wherein.ranking.rerank import rerank
 from wherein.ranking.signals import SIGNALS, Candidate, apply_signals
+from wherein.ranking.step import OFF, StepStatus
 from wherein.ranking.tokens import query_tokens
 from wherein.ranking.vector import similarities
 from wherein.roots import plan_roots
@@ -44,6 +48,9 @@ MAX_LIMIT = 200
 CANDIDATES_PER_RANKER = 100
 # Long lines are cut too, so a bounded excerpt stays bounded in characters.
 MAX_EXCERPT_LINE_CHARS = 400
+# The orders of the model's phrasings count half as much as the query's own: a phrasing is a
+# guess at what the user meant, and the original must not be outvoted by one (expansion).
+PHRASING_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,8 @@ class SearchResult:
     warnings: list[str] = field(default_factory=list)
     returned_chars: int = 0
     source_chars: int = 0
+    expansion: StepStatus = StepStatus(OFF)
+    rerank: StepStatus = StepStatus(OFF)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -106,6 +115,8 @@ class SearchResult:
             "pending": {"files": self.pending_files, "chunks": self.pending_chunks},
             "warnings": list(self.warnings),
             "usage": {"returned_chars": self.returned_chars, "source_chars": self.source_chars},
+            "expansion": self.expansion.to_json(),
+            "rerank": self.rerank.to_json(),
         }
 
 
@@ -135,8 +146,12 @@ def run_search(
     cold_budget_s: float | None = None,
     embedder: Embedder | None = None,
     signals: frozenset[str] = SIGNALS,
+    cancel: threading.Event | None = None,
 ) -> SearchResult:
     """Answer one query over the workspace, refreshing the index within a time budget.
+
+    `cancel` stops the optional model steps (expansion, rerank) at once: none starts after
+    it is set, and the search returns what the index alone ranks, saying so in their status.
 
     Raises:
         UsageError: an empty query, a bad limit, or a path outside the workspace.
@@ -151,6 +166,8 @@ def run_search(
     warnings.extend(plan.problems)
     budget = settings["search.cold_budget_s"] if cold_budget_s is None else cold_budget_s
     directory = index_dir(workspace)
+    # Started first so the model thinks while the index is refreshed; collected in _rank.
+    steps = _Steps(start_expansion(text, settings, cancel), settings, cancel)
     with index_lock(directory, wait=False) as locked:
         store = open_store(directory / INDEX_FILE_NAME)
         try:
@@ -162,7 +179,7 @@ def run_search(
             if embedder is not None:
                 embedder = _QueryMemo(embedder)  # one query vector for ranking and scope check
             hits, source_chars = _rank(store, text, limit, prefixes, embedder, settings, signals,
-                                       str(workspace), warnings)  # fmt: skip
+                                       str(workspace), warnings, steps)  # fmt: skip
             if scope.focus:
                 warnings.extend(_scope_notice(store, scope.focus, embedder, text, hits))
             pending_files, pending_chunks = store.pending_count()
@@ -170,7 +187,38 @@ def run_search(
             store.close()
     returned = sum(len(hit.excerpt) for hit in hits)
     return SearchResult(text, str(workspace), scope, hits, pending_files, pending_chunks,
-                        warnings, returned, source_chars)  # fmt: skip
+                        warnings, returned, source_chars, *steps.statuses())  # fmt: skip
+
+
+class _Steps:
+    """The optional model steps of one search, and what became of each."""
+
+    def __init__(self, expansion: Expansion, settings: Settings, cancel) -> None:
+        self._expansion = expansion
+        self._settings = settings
+        self._cancel = cancel
+        self.expansion: StepStatus | None = None
+        self.rerank = StepStatus(OFF)
+
+    def phrasings(self) -> list[str]:
+        """The model's phrasings of the query (the original is ranked already), or []."""
+        queries, self.expansion = self._expansion.wait()
+        return queries[1:]
+
+    def reorder(self, query: str, ranked: list[Candidate], rows) -> list[Candidate]:
+        window = ranked[: self._settings["rerank.candidates"]]
+        passages = [f"{rows[c.chunk_id].path}:{c.start_line}-{c.end_line}\n"
+                    f"{rows[c.chunk_id].text}" for c in window]  # fmt: skip
+        ranked, self.rerank = rerank(query, ranked, passages, self._settings, self._cancel)
+        return ranked
+
+    def statuses(self) -> tuple[StepStatus, StepStatus]:
+        expansion = self.expansion
+        if expansion is None:  # the index had nothing to rank, so its answer was not awaited
+            pending = self._expansion.pending
+            expansion = StepStatus(OFF, "the index had nothing to rank") if pending.started \
+                else pending.wait()[1]  # fmt: skip
+        return expansion, self.rerank
 
 
 class _QueryMemo:
@@ -247,24 +295,15 @@ def _warm(store, roots, settings, locked, budget, prefixes, embedder, warnings):
 
 
 def _rank(store: Store, query, limit, prefixes, embedder, settings, signals, workspace_root,
-          warnings=None):  # fmt: skip
+          warnings=None, steps: _Steps | None = None):  # fmt: skip
     ids, lengths = store.chunk_table(prefixes)
     if len(ids) == 0:
         return [], 0
-    terms = query_tokens(query)
-    postings = {}
-    for term in terms:
-        chunk_ids, counts = store.postings(term)
-        positions = np.searchsorted(ids, chunk_ids)
-        positions = np.clip(positions, 0, len(ids) - 1)
-        keep = ids[positions] == chunk_ids
-        postings[term] = (positions[keep], counts[keep])
     mean_idf = _mean_idf(store, prefixes, len(ids))
-    bm25 = bm25_scores(terms, postings, lengths, mean_idf)
-    bm25_order = _top(bm25, CANDIDATES_PER_RANKER, positive=True)
-    orders = [[int(ids[i]) for i in bm25_order]]
+    orders = [_bm25_order(store, ids, lengths, query, mean_idf)]
 
     similarity_of: dict[int, float] = {}
+    vector_ids = matrix = None
     if embedder is not None and store.get_meta("embedder") == embedder.identity.key():
         vector_ids, matrix = store.vectors(ids if prefixes else None)
         query_vector = _query_vector(embedder, query, warnings) if len(vector_ids) else None
@@ -273,7 +312,19 @@ def _rank(store: Store, query, limit, prefixes, embedder, settings, signals, wor
             vector_order = _top(sims, CANDIDATES_PER_RANKER, positive=False)
             orders.append([int(vector_ids[i]) for i in vector_order])
             similarity_of = {int(vector_ids[i]): float(sims[i]) for i in vector_order}
-    fused = fuse_rrf(orders)
+        else:
+            vector_ids = matrix = None
+    weights = None
+    phrasings = steps.phrasings() if steps is not None else []
+    if phrasings:  # after the query's own orders, each phrasing's BM25 then vector order
+        vector_orders = _vector_orders(embedder, phrasings, vector_ids, matrix)
+        more = []
+        for n, phrasing in enumerate(phrasings):
+            more.append(_bm25_order(store, ids, lengths, phrasing, mean_idf))
+            more += vector_orders[n : n + 1]
+        weights = [1.0] * len(orders) + [PHRASING_WEIGHT] * len(more)
+        orders += more
+    fused = fuse_rrf(orders, weights)
     rows = store.chunk_rows(list(fused))
     candidates = [
         Candidate(cid, rows[cid].path, rows[cid].start_line, rows[cid].end_line,
@@ -281,7 +332,10 @@ def _rank(store: Store, query, limit, prefixes, embedder, settings, signals, wor
         for cid, score in fused.items()
         if cid in rows
     ]  # fmt: skip
-    ranked = _drop_overlaps(apply_signals(query, candidates, signals))[:limit]
+    ranked = _drop_overlaps(apply_signals(query, candidates, signals))
+    if steps is not None:
+        ranked = steps.reorder(query, ranked, rows)
+    ranked = ranked[:limit]
     excerpt_lines = settings["search.excerpt_lines"]
     hits = []
     sizes: dict[str, int] = {}
@@ -291,6 +345,45 @@ def _rank(store: Store, query, limit, prefixes, embedder, settings, signals, wor
         hits.append(_hit(rank, row, candidate.score, similarity_of.get(row.id), excerpt_lines,
                          workspace_root))  # fmt: skip
     return hits, sum(sizes.values())
+
+
+def _bm25_order(store: Store, ids: np.ndarray, lengths, query: str, mean_idf: float) -> list[int]:
+    """Chunk ids holding a query term, by BM25 score, best first.
+
+    Membership, not a positive score, decides: in a collection of one or two chunks
+    Okapi's idf is negative for every term, and the only match must still be found.
+    """
+    terms = query_tokens(query)
+    postings = {}
+    matched = np.zeros(len(ids), dtype=bool)
+    for term in terms:
+        chunk_ids, counts = store.postings(term)
+        positions = np.searchsorted(ids, chunk_ids)
+        positions = np.clip(positions, 0, len(ids) - 1)
+        keep = ids[positions] == chunk_ids
+        postings[term] = (positions[keep], counts[keep])
+        matched[positions[keep]] = True
+    candidates = np.flatnonzero(matched)
+    if len(candidates) == 0:
+        return []
+    bm25 = bm25_scores(terms, postings, lengths, mean_idf)[candidates]
+    best = _top(bm25, CANDIDATES_PER_RANKER, positive=False)
+    return [int(ids[candidates[i]]) for i in best]
+
+
+def _vector_orders(embedder, texts: list[str], vector_ids, matrix) -> list[list[int]]:
+    """One vector order per phrasing, in one embedding call; [] without vectors or on failure."""
+    if matrix is None:
+        return []
+    try:
+        vectors = embedder.embed(texts)
+    except EmbedderError:
+        return []  # the query's own vector order stands; the phrasings' BM25 orders too
+    orders = []
+    for vector in vectors:
+        sims = similarities(vector, matrix)
+        orders.append([int(vector_ids[i]) for i in _top(sims, CANDIDATES_PER_RANKER, False)])
+    return orders
 
 
 def _query_vector(embedder: Embedder, query: str, warnings: list[str] | None):
