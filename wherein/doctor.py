@@ -1,0 +1,318 @@
+"""`wherein doctor`: check the setup end to end and say what to fix.
+
+Settings load, the embedding model embeds a text, the index folder takes a file, and every
+agent entry `wherein install` could have written is started exactly as that agent would start
+it (its command, args and env, `${workspaceFolder}` expanded), spoken to over stdio
+(`initialize`, then `tools/list`) and must list `recall`. Nothing is mocked: a stale entry
+pointing at a removed virtualenv fails here the way it would fail in the agent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wherein import __version__
+from wherein.errors import ConfigError, EndpointUnreachable, WhereinError
+from wherein.install.agents import WORKSPACE_VARIABLE
+
+__all__ = ["Check", "format_checks", "probe_server", "run_doctor"]
+
+OK = "ok"
+WARN = "warn"
+FAIL = "FAIL"
+# A server imports the MCP SDK and opens its session in a few seconds; a minute bounds a wedged
+# one without failing a slow machine.
+PROBE_DEADLINE_S = 60.0
+# How long a server may take to exit once its stdin closes before it is killed.
+EXIT_GRACE_S = 5.0
+PROTOCOL_VERSION = "2025-06-18"
+# Each probe is mostly a child process starting up; a few at once keep two cores busy.
+PARALLEL_PROBES = 4
+STDERR_TAIL_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the report."""
+
+    name: str
+    status: str  # OK | WARN | FAIL
+    detail: str
+    fix: str | None = None
+
+
+def run_doctor(workspace: Path) -> list[Check]:
+    """Run every check for `workspace`."""
+    checks = []
+    settings_check, settings = _check_settings(workspace)
+    checks.append(settings_check)
+    if settings is not None:
+        checks.append(_check_model(settings))
+    checks.append(_check_index_dir(workspace))
+    checks.extend(_check_agents(workspace))
+    return checks
+
+
+def format_checks(workspace: Path, checks: list[Check]) -> str:
+    """The report: one line per check, a `fix:` line under each problem, a summary."""
+    lines = [f"wherein {__version__} doctor: {workspace}"]
+    for check in checks:
+        lines.append(f"  {check.status:<5} {check.name:<9} {check.detail}")
+        if check.fix:
+            lines.append(f"  {'':<5} {'':<9} fix: {check.fix}")
+    failures = sum(check.status == FAIL for check in checks)
+    warnings = sum(check.status == WARN for check in checks)
+    if failures:
+        lines.append(f"{failures} problem(s) to fix, {warnings} warning(s): see the fix lines.")
+    else:
+        lines.append(f"All checks passed ({warnings} warning(s)).")
+    return "\n".join(lines) + "\n"
+
+
+def _check_settings(workspace: Path) -> tuple[Check, Any]:
+    from wherein.config import load_settings, user_config_path
+
+    try:
+        settings = load_settings(workspace)
+    except ConfigError as err:
+        return Check("settings", FAIL, str(err), "fix the file it names"), None
+    detail = f"loaded ({user_config_path()} and the workspace's .wherein.toml, if present)"
+    if settings.warnings:
+        return Check("settings", WARN, f"{detail}; {' '.join(settings.warnings)}"), settings
+    return Check("settings", OK, detail), settings
+
+
+def _check_model(settings: Any) -> Check:
+    from wherein.embedding.registry import create_embedder
+
+    started = time.monotonic()
+    embedder = None
+    try:
+        embedder = create_embedder(settings)
+        vectors = embedder.embed(["where are search results ranked"])
+    except EndpointUnreachable as err:
+        return Check(
+            "model", WARN, f"{err} Search ranks by keywords until it answers.",
+            "start the model server, or 'wherein config set embedding.provider minilm'",
+        )  # fmt: skip
+    except WhereinError as err:
+        return Check("model", FAIL, str(err), "check embedding.* with 'wherein config get'")
+    finally:
+        close = getattr(embedder, "close", None)  # HTTP embedders hold a connection pool
+        if callable(close):
+            close()
+    seconds = time.monotonic() - started
+    identity = embedder.identity
+    return Check(
+        "model", OK,
+        f"{identity.provider} {identity.model}, {vectors.shape[1]} dims: loaded and embedded a "
+        f"text in {seconds:.1f} s",
+    )  # fmt: skip
+
+
+def _check_index_dir(workspace: Path) -> Check:
+    from wherein.index.location import index_dir
+
+    target = index_dir(workspace)
+    existing = next(p for p in (target, *target.parents) if p.exists())
+    try:
+        descriptor, probe = tempfile.mkstemp(dir=existing, prefix=".wherein-doctor-")
+    except OSError as err:
+        return Check(
+            "index", FAIL, f"{target} cannot be created or written: {err}",
+            f"make {existing} writable, or point WHEREIN_HOME at a writable folder",
+        )  # fmt: skip
+    os.close(descriptor)
+    os.unlink(probe)
+    state = "exists and is writable" if existing == target else f"can be created under {existing}"
+    return Check("index", OK, f"{target} {state}")
+
+
+def _check_agents(workspace: Path) -> list[Check]:
+    from wherein.install import REGISTRY, SCOPES, read_entry, server_command
+
+    checks: list[Check] = []
+    found: list[tuple[Any, str, Path, dict[str, Any]]] = []
+    for agent in REGISTRY.values():
+        registered = False
+        for scope in SCOPES:
+            path = agent.config_file(scope, workspace)
+            if path is None:
+                continue
+            try:
+                entry = read_entry(agent, path)
+            except ConfigError as err:
+                checks.append(Check(agent.name, FAIL, str(err), "fix the file it names"))
+                registered = True
+                continue
+            if entry is not None:
+                found.append((agent, scope, path, entry))
+                registered = True
+        reason = None if registered else agent.detect(workspace)
+        if reason:
+            checks.append(Check(
+                agent.name, WARN, f"{agent.title} is present ({reason}) but not registered",
+                f"wherein install {agent.name}",
+            ))  # fmt: skip
+    # Servers are started side by side, once per distinct command line.
+    launches = {_launch_key(entry, workspace) for _, _, _, entry in found}
+    with ThreadPoolExecutor(max_workers=PARALLEL_PROBES) as pool:
+        futures = {key: pool.submit(probe_server, json.loads(key), workspace) for key in launches}
+        results = {key: future.result() for key, future in futures.items()}
+    current = server_command()[0]
+    for agent, scope, path, entry in found:
+        answered, detail = results[_launch_key(entry, workspace)]
+        where = f"{scope} scope, {path}"
+        rerun = f"wherein install {agent.name}{' --project' if scope != 'user' else ''}"
+        if not answered:
+            checks.append(Check(agent.name, FAIL, f"{where}: {detail}", rerun))
+        elif entry.get("command") != current:
+            checks.append(Check(
+                agent.name, WARN,
+                f"{where}: {detail}; it runs {entry.get('command')}, not this wherein ({current})",
+                f"{rerun} (points it at this one)",
+            ))  # fmt: skip
+        else:
+            checks.append(Check(agent.name, OK, f"{where}: {detail}"))
+    return checks
+
+
+def _launch_key(entry: dict[str, Any], workspace: Path) -> str:
+    """What decides how a server starts: command, args, env and cwd, as JSON."""
+    fields = {k: entry.get(k) for k in ("command", "args", "env", "cwd")}
+    fields["args"] = [
+        str(a).replace(WORKSPACE_VARIABLE, str(workspace)) for a in fields["args"] or []
+    ]
+    return json.dumps(fields, sort_keys=True)
+
+
+def probe_server(entry: dict[str, Any], workspace: Path) -> tuple[bool, str]:
+    """Start the server `entry` describes, as its agent would, and ask it for its tools.
+
+    Returns:
+        Whether it answered `initialize` and listed `recall`, and a sentence saying what
+        happened.
+    """
+    command = str(entry.get("command") or "")
+    args = [str(a).replace(WORKSPACE_VARIABLE, str(workspace)) for a in entry.get("args") or []]
+    shown = " ".join([command, *args])
+    if not command:
+        return False, "the entry has no command"
+    if os.sep in command:
+        if not (os.path.isfile(command) and os.access(command, os.X_OK)):
+            return False, f"{command} does not exist or is not executable"
+    elif shutil.which(command) is None:
+        return False, f"'{command}' is not on PATH"
+    env = dict(os.environ)
+    env.update({str(k): str(v) for k, v in (entry.get("env") or {}).items()})
+    cwd = str(entry.get("cwd") or workspace)
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as stderr:
+        try:
+            process = subprocess.Popen(
+                [command, *args], cwd=cwd, env=env, stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=stderr,
+            )  # fmt: skip
+        except OSError as err:
+            return False, f"'{shown}' could not start: {err}"
+        session = _Session(process, started + PROBE_DEADLINE_S)
+        try:
+            answered, detail = session.converse()
+        finally:
+            session.close()
+        if not answered:
+            stderr.seek(0)
+            tail = stderr.read().decode("utf-8", "replace").strip()[-STDERR_TAIL_CHARS:]
+            if tail:
+                detail = f"{detail}; its stderr ends with: {tail}"
+    seconds = time.monotonic() - started
+    if answered:
+        return True, f"'{shown}' {detail} ({seconds:.1f} s)"
+    return False, f"'{shown}' {detail}"
+
+
+class _Session:
+    """JSON-RPC over a child's stdin/stdout, one line per message, with one deadline."""
+
+    def __init__(self, process: subprocess.Popen, deadline: float) -> None:
+        self.process = process
+        self.deadline = deadline
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        self.reader = threading.Thread(target=self._pump, daemon=True)
+        self.reader.start()
+
+    def _pump(self) -> None:
+        for line in self.process.stdout:  # type: ignore[union-attr]
+            self.lines.put(line)
+        self.lines.put(b"")
+
+    def _send(self, message: dict[str, Any]) -> None:
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
+        self.process.stdin.flush()  # type: ignore[union-attr]
+
+    def _answer(self, request_id: int) -> dict[str, Any] | str:
+        """The response to `request_id`, or a sentence saying why there is none."""
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, self.deadline - time.monotonic()))
+            except queue.Empty:
+                return f"gave no answer within {PROBE_DEADLINE_S:.0f} s"
+            if not line:
+                return f"exited with code {self.process.wait()} before answering"
+            try:
+                message = json.loads(line)
+            except json.JSONDecodeError:
+                return f"wrote something other than JSON-RPC to stdout: {line[:80]!r}"
+            if isinstance(message, dict) and message.get("id") == request_id:
+                return message
+
+    def converse(self) -> tuple[bool, str]:
+        """`initialize`, `notifications/initialized`, `tools/list`; is `recall` listed?"""
+        try:
+            self._send({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+                           "clientInfo": {"name": "wherein-doctor", "version": __version__}},
+            })  # fmt: skip
+            init = self._answer(1)
+            if isinstance(init, str):
+                return False, init
+            if "result" not in init:
+                return False, f"refused initialize: {init.get('error')}"
+            server = init["result"].get("serverInfo", {})
+            self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            self._send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+            listed = self._answer(2)
+        except (BrokenPipeError, ConnectionResetError):
+            return False, f"exited with code {self.process.wait()} before answering"
+        if isinstance(listed, str):
+            return False, listed
+        names = [tool.get("name") for tool in listed.get("result", {}).get("tools", [])]
+        who = f"{server.get('name', '?')} {server.get('version', '')}".strip()
+        if "recall" not in names:
+            return False, f"answers initialize ({who}) but lists no recall tool (tools: {names})"
+        return True, f"answers initialize ({who}) and lists recall"
+
+    def close(self) -> None:
+        """Close stdin (how a stdio MCP session ends), kill the server if it lingers."""
+        with contextlib.suppress(OSError):  # a server that died leaves a broken pipe
+            self.process.stdin.close()  # type: ignore[union-attr]
+        try:
+            self.process.wait(timeout=EXIT_GRACE_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.reader.join(timeout=EXIT_GRACE_S)
+        self.process.stdout.close()  # type: ignore[union-attr]

@@ -1,0 +1,98 @@
+"""Carry out a plan (or show it, for `--dry-run`) and say what happened, one line per file."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from wherein.install.files import delete_file, unified_diff, write_atomic
+from wherein.install.plan import INSTALL, FileChange, Plan
+from wherein.install.record import forget, remember
+
+__all__ = ["Outcome", "apply_plan", "format_outcome"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One planned change after the run: whether it was written, and where the backup went."""
+
+    change: FileChange
+    written: bool
+    backup: Path | None = None
+
+
+def apply_plan(plan: Plan, dry_run: bool = False) -> list[Outcome]:
+    """Write every change of `plan` (none with `dry_run`), in order.
+
+    Raises:
+        ConfigError: a file cannot be written; the files before it keep their new content.
+    """
+    outcomes = []
+    for change in plan.changes:
+        if dry_run or not change.changed:
+            outcomes.append(Outcome(change, written=False))
+            continue
+        backup = None
+        if change.after is None:
+            delete_file(change.path)
+            _remove_empty_dirs(change.created.dirs)
+            forget(change.path)
+        else:
+            backup = write_atomic(change.path, change.after, change.before)
+            if plan.action == INSTALL:
+                remember(change.path, change.created)
+            else:
+                forget(change.path)
+        outcomes.append(Outcome(change, written=True, backup=backup))
+    return outcomes
+
+
+def format_outcome(plan: Plan, outcomes: list[Outcome], dry_run: bool) -> str:
+    """The report printed by `wherein install` / `uninstall`."""
+    lines = [f"note: {note}" for note in plan.notes]
+    if plan.action == INSTALL:
+        lines.append(f"Server command: {' '.join(plan.command)} serve")
+    for outcome in outcomes:
+        change = outcome.change
+        if dry_run and change.changed:
+            lines.append(f"{change.label}: would change {change.path}")
+            lines.append(unified_diff(change.path, change.before, change.after).rstrip("\n"))
+        else:
+            lines.append(_describe(plan.action, outcome, dry_run))
+    if not outcomes:
+        lines.append(
+            "Nothing to do: no agent file holds a wherein entry."
+            if plan.action != INSTALL
+            else "Nothing to do."
+        )
+    if dry_run:
+        lines.append("Dry run: nothing was written.")
+    elif plan.action == INSTALL and any(o.written for o in outcomes):
+        lines.append(
+            "Restart each agent (or reload its MCP servers) to pick up wherein; "
+            "'wherein doctor' checks the setup end to end."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _describe(action: str, outcome: Outcome, dry_run: bool) -> str:
+    change = outcome.change
+    if not change.changed:
+        return f"{change.label}: already registered in {change.path}"
+    kept = f" (previous version kept as {outcome.backup})" if outcome.backup else ""
+    if change.after is None:
+        return f"{change.label}: removed {change.path}, which held only wherein's entry"
+    if action == INSTALL:
+        verb = "added to" if change.label.startswith("instructions") else "registered in"
+        return f"{change.label}: {verb} {change.path}{kept}"
+    return f"{change.label}: removed from {change.path}{kept}"
+
+
+def _remove_empty_dirs(dirs: list[str]) -> None:
+    """Remove the folders install created for a file, deepest first, while they are empty."""
+    for directory in sorted(dirs, key=len, reverse=True):
+        try:
+            os.rmdir(directory)
+        except OSError:
+            return  # not empty (or gone): the folders above it stay too

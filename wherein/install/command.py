@@ -1,0 +1,33 @@
+"""The command line an agent runs to start `wherein serve`.
+
+The absolute path of the `wherein` script installed next to the running interpreter, because
+editors started from a dock or a desktop launcher (Cursor, VS Code, Zed, Windsurf) do not see
+the PATH of the user's shell: a bare `wherein` from a virtualenv or pipx would not be found.
+When that script is missing (a `pip install --user` puts it elsewhere), the same interpreter
+runs the module: `<python> -m wherein.cli`. Either way the agent runs the wherein that was
+installed, whatever PATH says. `--command NAME` overrides it, for a project file shared by a
+team whose members keep wherein in different places.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+__all__ = ["server_command"]
+
+SCRIPT_NAME = "wherein"
+
+
+def server_command(override: str | None = None) -> list[str]:
+    """The program (and leading arguments) before `serve`."""
+    if override:
+        return [override]
+    # Not resolved: a virtualenv's python is a symlink to the base interpreter, and following
+    # it would lose the virtualenv (and wherein with it).
+    interpreter = Path(sys.executable).absolute()
+    script = interpreter.parent / SCRIPT_NAME
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [str(interpreter), "-m", "wherein.cli"]

@@ -1,0 +1,115 @@
+"""Reading and writing agents' config files safely: atomic replace, a `.bak`, a diff to show.
+
+A config file is replaced whole through a temporary file in the same directory and
+`os.replace`, so a crash leaves either the old or the new file, never half of one. The previous
+content is kept next to it as `<name>.bak`. A symlinked file (dotfiles kept in a repository) is
+written through the link, so the link survives.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from wherein.errors import ConfigError
+
+__all__ = ["BACKUP_SUFFIX", "delete_file", "read_text", "unified_diff", "write_atomic"]
+
+BACKUP_SUFFIX = ".bak"
+# A new file gets the mode any editor would give it: read-write for all, less the umask.
+NEW_FILE_BASE_MODE = 0o666
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text, or None if it does not exist.
+
+    Raises:
+        ConfigError: the file exists but cannot be read as UTF-8 text.
+    """
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(
+            f"Cannot read {path}: {err}. It was left untouched; fix its permissions or "
+            "encoding and run the command again."
+        ) from err
+
+
+def write_atomic(path: Path, text: str, previous: str | None) -> Path | None:
+    """Replace `path` with `text`, keeping `previous` (if any) as `<path>.bak`.
+
+    Returns:
+        The backup's path, or None when there was no previous file.
+
+    Raises:
+        ConfigError: the directory or the file cannot be written.
+    """
+    target = path.resolve() if path.is_symlink() else path
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        backup = None
+        if previous is not None:
+            backup = target.with_name(target.name + BACKUP_SUFFIX)
+            _replace_with(backup, previous, _mode_of(target))
+        _replace_with(target, text, _mode_of(target))
+    except OSError as err:
+        raise ConfigError(
+            f"Cannot write {path}: {err}. Nothing was changed there; fix its permissions and "
+            "run the command again."
+        ) from err
+    return backup
+
+
+def delete_file(path: Path) -> None:
+    """Remove `path` (an agent file that held only wherein's entry).
+
+    Raises:
+        ConfigError: the file cannot be removed.
+    """
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as err:
+        raise ConfigError(
+            f"Cannot remove {path}: {err}. Fix its permissions and run the command again."
+        ) from err
+
+
+def unified_diff(path: Path, before: str | None, after: str | None) -> str:
+    """A unified diff from `before` to `after`; None stands for "no file"."""
+    lines = difflib.unified_diff(
+        (before or "").splitlines(keepends=True),
+        (after or "").splitlines(keepends=True),
+        fromfile=str(path) if before is not None else "/dev/null",
+        tofile=str(path) if after is not None else "/dev/null",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _mode_of(path: Path) -> int:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)  # reading the umask means setting it; put it straight back
+        os.umask(umask)
+        return NEW_FILE_BASE_MODE & ~umask
+
+
+def _replace_with(path: Path, text: str, mode: int) -> None:
+    descriptor, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,242 @@
+"""Work out every file change of an install or uninstall before writing any of them.
+
+Each agent file is read and parsed first; one that does not parse stops the whole run with a
+message naming it, so nothing is half-installed and no broken file is touched. An entry that
+already says what install would write is left alone, which makes a second install a no-op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wherein.errors import UsageError
+from wherein.install.agents import PINNED, REGISTRY, USER, Agent
+from wherein.install.files import read_text
+from wherein.install.instructions import with_snippet, without_snippet
+from wherein.install.jsonc import parse_json_document
+from wherein.install.record import Created, recall_created
+from wherein.install.tomlfile import parse_toml_document
+
+__all__ = [
+    "INSTALL",
+    "SERVER_NAME",
+    "UNINSTALL",
+    "FileChange",
+    "Plan",
+    "plan_install",
+    "plan_uninstall",
+    "read_entry",
+]
+
+SERVER_NAME = "wherein"
+INSTALL = "install"
+UNINSTALL = "uninstall"
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file to write (or delete, when `after` is None), and for whom."""
+
+    label: str
+    path: Path
+    before: str | None
+    after: str | None
+    created: Created = field(default_factory=Created)
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+@dataclass
+class Plan:
+    """Everything one `install` or `uninstall` run would do."""
+
+    action: str
+    command: list[str]
+    changes: list[FileChange] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def plan_install(
+    names: list[str],
+    scope: str,
+    workspace: Path,
+    command: list[str],
+    with_instructions: bool = False,
+) -> Plan:
+    """The changes that register `command serve` with the named (or detected) agents.
+
+    Raises:
+        UsageError: an unknown agent, an agent without a file at `scope`, or no agent found.
+        ConfigError: an agent file does not parse or cannot be read.
+    """
+    plan = Plan(INSTALL, command)
+    instruction_files: dict[Path, list[str]] = {}
+    for agent in _select(names, workspace, plan):
+        path = agent.config_file(scope, workspace)
+        if path is None:
+            other = "project" if scope == USER else "user"
+            message = (
+                f"{agent.title} has no {scope}-level MCP config file. Run 'wherein install "
+                f"{agent.name} --{other}' instead."
+            )
+            if names:
+                raise UsageError(message)
+            plan.notes.append(f"Skipped {message[0].lower()}{message[1:]}")
+            continue
+        plan.changes.append(_install_change(agent, scope, path, workspace, command))
+        if agent.workspace == PINNED and scope == USER:
+            plan.notes.append(
+                f"{agent.title} starts servers outside the project, so its entry names this "
+                f"workspace ({workspace}); run 'wherein install {agent.name}' in another "
+                "repository to point it there."
+            )
+        if with_instructions:
+            target = agent.instructions_file(scope, workspace)
+            if target is None:
+                plan.notes.append(f"No {scope}-level instruction file is read by {agent.title}.")
+            else:
+                instruction_files.setdefault(target, []).append(agent.title)
+    for path, titles in instruction_files.items():
+        before = read_text(path)
+        created = Created(file=before is None, dirs=_missing_dirs(path))
+        label = f"instructions for {', '.join(titles)}"
+        plan.changes.append(FileChange(label, path, before, with_snippet(before), created))
+    return plan
+
+
+def plan_uninstall(names: list[str], scopes: tuple[str, ...], workspace: Path) -> Plan:
+    """The changes that remove wherein's entries (and its instruction snippet) again.
+
+    Raises:
+        UsageError: an unknown agent.
+        ConfigError: a file holding an entry does not parse or cannot be read.
+    """
+    plan = Plan(UNINSTALL, [])
+    seen: set[Path] = set()
+    for agent in _select(names, workspace, plan, uninstall=True):
+        for scope in scopes:
+            path = agent.config_file(scope, workspace)
+            if path is not None:
+                change = _uninstall_change(agent, scope, path)
+                if change is not None:
+                    plan.changes.append(change)
+            target = agent.instructions_file(scope, workspace)
+            if target is not None and target not in seen:
+                seen.add(target)
+                before = read_text(target)
+                if before is not None and before != without_snippet(before):
+                    after: str | None = without_snippet(before)
+                    created = recall_created(target)
+                    if created.file and not after.strip():
+                        after = None
+                    plan.changes.append(FileChange("instructions", target, before, after, created))
+    return plan
+
+
+def read_entry(agent: Agent, path: Path) -> dict[str, Any] | None:
+    """The `wherein` entry in `path`, or None (no file or no entry).
+
+    Raises:
+        ConfigError: the file does not parse or cannot be read.
+    """
+    text = read_text(path)
+    if text is None:
+        return None
+    entry = _document(agent, path, text).get((*agent.servers_key, SERVER_NAME))
+    return entry if isinstance(entry, dict) else None
+
+
+def _select(names: list[str], workspace: Path, plan: Plan, uninstall: bool = False) -> list[Agent]:
+    if names:
+        unknown = [name for name in names if name not in REGISTRY]
+        if unknown:
+            raise UsageError(
+                f"Unknown agent '{unknown[0]}'. Choose from: {', '.join(sorted(REGISTRY))}."
+            )
+        return [REGISTRY[name] for name in dict.fromkeys(names)]
+    if uninstall:
+        return list(REGISTRY.values())
+    found = []
+    for agent in REGISTRY.values():
+        reason = agent.detect(workspace)
+        if reason:
+            found.append(agent)
+            plan.notes.append(f"Found {agent.title}: {reason}.")
+    if not found:
+        raise UsageError(
+            "No coding agent found (no config folder or CLI of any of "
+            f"{', '.join(sorted(REGISTRY))}). Name one: 'wherein install claude'."
+        )
+    return found
+
+
+def _document(agent: Agent, path: Path, text: str):
+    if agent.file_format == "toml":
+        return parse_toml_document(text, str(path))
+    return parse_json_document(text, str(path), agent.allows_comments)
+
+
+def _install_change(
+    agent: Agent, scope: str, path: Path, workspace: Path, command: list[str]
+) -> FileChange:
+    before = read_text(path)
+    document = _document(agent, path, before or "")
+    key = (*agent.servers_key, SERVER_NAME)
+    entry = agent.entry(command, workspace)
+    current = document.get(key)
+    label = f"{agent.title} ({scope} scope)"
+    if isinstance(current, dict) and all(current.get(k) == v for k, v in entry.items()):
+        return FileChange(label, path, before, before)
+    if agent.file_format == "toml":
+        after = document.with_table(key, entry)
+    else:
+        # Keys the user added to the entry ("env", "disabled") stay; ours are replaced.
+        after = document.with_member(
+            key, {**current, **entry} if isinstance(current, dict) else entry
+        )
+    missing = [list(agent.servers_key[: i + 1]) for i in range(len(agent.servers_key))]
+    created = Created(
+        file=before is None,
+        keys=[k for k in missing if document.get(tuple(k)) is None],
+        dirs=_missing_dirs(path),
+    )
+    return FileChange(label, path, before, after, created)
+
+
+def _uninstall_change(agent: Agent, scope: str, path: Path) -> FileChange | None:
+    before = read_text(path)
+    if before is None:
+        return None
+    document = _document(agent, path, before)
+    key = (*agent.servers_key, SERVER_NAME)
+    if document.get(key) is None:
+        return None
+    created = recall_created(path)
+    label = f"{agent.title} ({scope} scope)"
+    if agent.file_format == "toml":
+        text = document.without_table(key)
+        empty = not text.strip()
+    else:
+        text = document.without_member(key)
+        for container in sorted(created.keys, key=len, reverse=True):
+            pruned = parse_json_document(text, str(path), agent.allows_comments)
+            if pruned.is_empty_object(tuple(container)):
+                text = pruned.without_member(tuple(container))
+        empty = parse_json_document(text, str(path), agent.allows_comments).is_empty_object(())
+    # A file named after the server (Continue's one-file-per-server folder) is wholly ours.
+    owned = created.file or path.name == f"{SERVER_NAME}.json"
+    return FileChange(label, path, before, None if owned and empty else text, created)
+
+
+def _missing_dirs(path: Path) -> list[str]:
+    """The folders above `path` that do not exist yet (install creates them)."""
+    missing = []
+    for parent in path.parents:
+        if parent.exists():
+            break
+        missing.append(str(parent))
+    return missing

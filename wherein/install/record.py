@@ -1,0 +1,84 @@
+"""What `wherein install` created, so `wherein uninstall` can put each file back byte for byte.
+
+Adding `"wherein"` to a file that had no `mcpServers` also adds the `mcpServers` object, and
+installing into a missing file creates the file (and perhaps its folder). The file alone cannot
+tell whether an empty `"mcpServers": {}` was the user's or ours, so install notes what it
+created in `$WHEREIN_HOME/agent-installs.json` and uninstall removes only that, once empty.
+Without a note (the record was deleted, or the entry was added by hand) uninstall removes the
+entry alone.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wherein.index.location import data_home
+from wherein.install.files import read_text, write_atomic
+
+__all__ = ["Created", "forget", "recall_created", "remember"]
+
+RECORD_NAME = "agent-installs.json"
+
+
+@dataclass
+class Created:
+    """What one install made in one file: the file itself, objects inside it, its folders."""
+
+    file: bool = False
+    keys: list[list[str]] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)
+
+    def merged(self, other: Created) -> Created:
+        keys = self.keys + [k for k in other.keys if k not in self.keys]
+        dirs = self.dirs + [d for d in other.dirs if d not in self.dirs]
+        return Created(self.file or other.file, keys, dirs)
+
+
+def _record_path() -> Path:
+    return data_home() / RECORD_NAME
+
+
+def _load() -> dict[str, dict]:
+    text = read_text(_record_path())
+    if not text:
+        return {}
+    try:
+        loaded = json.loads(text)
+    except json.JSONDecodeError:
+        return {}  # only pruning depends on it: a damaged record means "remove the entry only"
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _save(records: dict[str, dict]) -> None:
+    write_atomic(_record_path(), json.dumps(records, indent=2, sort_keys=True) + "\n", None)
+
+
+def recall_created(path: Path) -> Created:
+    """What install created in `path` (nothing, if there is no note)."""
+    entry = _load().get(str(path))
+    if not isinstance(entry, dict):
+        return Created()
+    return Created(
+        bool(entry.get("file")),
+        [list(k) for k in entry.get("keys", []) if isinstance(k, list)],
+        [str(d) for d in entry.get("dirs", [])],
+    )
+
+
+def remember(path: Path, created: Created) -> None:
+    """Add `created` to the note for `path`."""
+    if not (created.file or created.keys or created.dirs):
+        return
+    records = _load()
+    merged = recall_created(path).merged(created)
+    records[str(path)] = {"file": merged.file, "keys": merged.keys, "dirs": merged.dirs}
+    _save(records)
+
+
+def forget(path: Path) -> None:
+    """Drop the note for `path` (after uninstall)."""
+    records = _load()
+    if records.pop(str(path), None) is not None:
+        _save(records)
