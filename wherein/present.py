@@ -8,6 +8,13 @@ from wherein.search import SearchResult
 
 __all__ = ["print_results"]
 
+# A degraded model step, in words: what happened and what the results are instead.
+_STEP_WORDS = {"timed_out": "timed out", "failed": "failed", "cancelled": "was cancelled"}
+_STEP_FALLBACK = {
+    "Query expansion": "the results rank the query as written",
+    "Reranking": "the results keep the fused order",
+}
+
 
 def print_results(result: SearchResult, stream: TextIO) -> None:
     """Print results, coloured when `stream` is a terminal."""
@@ -38,6 +45,14 @@ def print_results(result: SearchResult, stream: TextIO) -> None:
         if hit.truncated:
             console.print(Text(f"{'':>{width}} | ... (cut; read the file for more)", style="dim"))
         console.print()
+    for label, step in (("Query expansion", result.expansion), ("Reranking", result.rerank)):
+        if step.degraded:
+            # Text, not markup: a reason may quote the model's JSON, brackets and all.
+            console.print(Text(
+                f"{label} {_STEP_WORDS[step.status]} after {step.ms:.0f} ms, so "
+                f"{_STEP_FALLBACK[label]}: {(step.reason or 'no reason given').rstrip('.')}.",
+                style="yellow" if console.is_terminal else "",
+            ))  # fmt: skip
     if result.pending_chunks:
         console.print(
             f"{result.pending_chunks} chunks in {result.pending_files} files are not embedded "

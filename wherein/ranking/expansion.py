@@ -60,7 +60,7 @@ class Expansion:
         if not phrasings:
             return [self.query], downgrade(
                 status, FAILED, "the model's answer held no usable phrasing (expected JSON "
-                                '{"queries": [...]}); ranked the query as written'
+                                '{"queries": [...]})'
             )  # fmt: skip
         return [self.query, *phrasings], status
 

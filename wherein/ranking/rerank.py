@@ -93,7 +93,7 @@ def rerank(
     if unscored == count:
         return items, downgrade(
             status, FAILED, f"the model gave no usable score for any of the {count} candidates "
-                            '(expected JSON {"1": 7, ...}); kept the fused order'
+                            '(expected JSON {"1": 7, ...})'
         )  # fmt: skip
     if unscored:
         status = downgrade(status, USED, f"{unscored} of {count} candidates got no usable "
