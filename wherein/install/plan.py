@@ -79,13 +79,15 @@ def plan_install(
         path = agent.config_file(scope, workspace)
         if path is None:
             other = "project" if scope == USER else "user"
-            message = (
-                f"{agent.title} has no {scope}-level MCP config file. Run 'wherein install "
-                f"{agent.name} --{other}' instead."
-            )
             if names:
-                raise UsageError(message)
-            plan.notes.append(f"Skipped {message[0].lower()}{message[1:]}")
+                raise UsageError(
+                    f"{agent.title} has no {scope}-level MCP config file. Run 'wherein install "
+                    f"{agent.name} --{other}' instead."
+                )
+            plan.notes.append(
+                f"Skipped {agent.title}: it has no {scope}-level MCP config file "
+                f"('wherein install {agent.name} --{other}' registers it)."
+            )
             continue
         plan.changes.append(_install_change(agent, scope, path, workspace, command))
         if agent.workspace == PINNED and scope == USER:

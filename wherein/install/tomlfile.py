@@ -78,7 +78,12 @@ class TomlDocument:
             return self.text
         expected = _deep_delete(self.data, path)
         spliced = self._cut_table(path)
-        if spliced is not None and _parses_to(spliced, expected):
+        # A parent that only our header brought into being ([mcp_servers.wherein] makes
+        # mcp_servers) goes with it.
+        if spliced is not None and (
+            _parses_to(spliced, expected)
+            or _parses_to(spliced, _deep_delete(self.data, path, prune=True))
+        ):
             return spliced
         document = _parse(self.text, self.where)
         container: Any = document
@@ -149,10 +154,15 @@ def _deep_set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[s
     return copy
 
 
-def _deep_delete(data: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+def _deep_delete(
+    data: dict[str, Any], path: tuple[str, ...], prune: bool = False
+) -> dict[str, Any]:
+    """`data` without `path`; with `prune`, parents left empty go too."""
     copy = dict(data)
     if len(path) == 1:
         copy.pop(path[0], None)
     else:
-        copy[path[0]] = _deep_delete(copy[path[0]], path[1:])
+        copy[path[0]] = _deep_delete(copy[path[0]], path[1:], prune)
+        if prune and not copy[path[0]]:
+            del copy[path[0]]
     return copy
