@@ -85,3 +85,27 @@ def test_huge_query_is_cut_with_a_warning(repo):
     result = run_search("route " * 20_000, workspace=repo, settings=load_settings(repo),
                         cold_budget_s=0.0)  # fmt: skip
     assert any("cut" in w for w in result.warnings)
+
+
+def test_search_on_a_damaged_index_moves_it_aside_and_still_answers(repo):
+    from wherein.index.location import INDEX_FILE_NAME, index_dir
+
+    settings = load_settings(repo)
+    build_index(repo, settings)
+    path = index_dir(repo) / INDEX_FILE_NAME
+    page = 4096
+    data = bytearray(path.read_bytes())
+    data[2 * page :] = b"\x5a" * (len(data) - 2 * page)  # keep the header page only
+    path.write_bytes(bytes(data))
+    result = run_search("parse_cookie", workspace=repo, settings=settings, cold_budget_s=0.0)
+    assert result.hits and result.hits[0].path == "app/cookies.py"
+    assert any("moved it to" in w for w in result.warnings)
+    assert list(path.parent.glob("index.db.broken-*"))
+
+
+def test_a_one_file_workspace_still_finds_its_match(tmp_path):
+    # With one chunk Okapi's idf is negative for every term; membership must still count.
+    repo = write_tree(tmp_path / "one", {"only.py": "def frobnicate(widget):\n    return widget\n"})
+    result = run_search("frobnicate", workspace=repo, settings=load_settings(repo),
+                        cold_budget_s=0.0)  # fmt: skip
+    assert [hit.path for hit in result.hits] == ["only.py"]

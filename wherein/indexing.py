@@ -78,7 +78,7 @@ def build_index(
             if on_wait:
                 on_wait()
     with index_lock(directory, wait=True):
-        store = open_store(directory / INDEX_FILE_NAME)
+        store = open_store(directory / INDEX_FILE_NAME, verify=True)
         notices = [store.notice] if store.notice else []
         store.notice = None
         plan = plan_roots(workspace, settings["scope.source_roots"], focus)

@@ -6,6 +6,7 @@ The CLI and the agent tool both call `run_search`; neither ranks on its own.
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -168,8 +169,20 @@ def run_search(
     directory = index_dir(workspace)
     # Started first so the model thinks while the index is refreshed; collected in _rank.
     steps = _Steps(start_expansion(text, settings, cancel), settings, cancel)
+    try:
+        return _search_index(directory, text, limit, workspace, settings, scope, prefixes,
+                             plan, budget, embedder, signals, steps, list(warnings), False)
+    except sqlite3.DatabaseError:
+        # A search skips the whole-file integrity scan; a read that fails says the file is
+        # damaged, so open it again the way `wherein index` does: checked, moved aside if bad.
+        return _search_index(directory, text, limit, workspace, settings, scope, prefixes,
+                             plan, budget, embedder, signals, steps, list(warnings), True)
+
+
+def _search_index(directory, text, limit, workspace, settings, scope, prefixes, plan, budget,
+                  embedder, signals, steps, warnings, verify) -> SearchResult:  # fmt: skip
     with index_lock(directory, wait=False) as locked:
-        store = open_store(directory / INDEX_FILE_NAME)
+        store = open_store(directory / INDEX_FILE_NAME, verify=verify)
         try:
             if store.notice:
                 warnings.append(store.notice)

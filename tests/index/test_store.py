@@ -94,7 +94,7 @@ def test_damaged_pages_are_detected_and_the_index_rebuilt(index_path, repo):
     # Leave the header page intact so the file still looks like a wherein index.
     data[3 * PAGE : 6 * PAGE] = b"\x5a" * (3 * PAGE)
     index_path.write_bytes(bytes(data))
-    store = open_store(index_path)
+    store = open_store(index_path, verify=True)
     assert store.notice is not None and "integrity check failed" in store.notice
     assert "\n" not in store.notice
     refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)

@@ -36,8 +36,7 @@ def read_status(
             "(SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors)"
         ).fetchone()
         pending_files, pending_chunks = conn.execute(
-            "SELECT count(DISTINCT c.file_id), count(*) FROM chunks c "
-            "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.text_hash = c.text_hash)"
+            "SELECT count(DISTINCT file_id), count(*) FROM chunks WHERE has_vector = 0"
         ).fetchone()
         meta = dict(conn.execute("SELECT key, value FROM meta"))
         scopes = _marked_scopes(conn, workspace, markers)

@@ -21,7 +21,7 @@ import numpy as np
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
 from wherein.index.migrations import MIGRATIONS, apply_migrations
 
-__all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "open_store"]
+__all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "TermIds", "open_store"]
 
 APPLICATION_ID = 0x57484952  # "WHIR": marks the file as a wherein index
 BUSY_TIMEOUT_S = 30.0
@@ -71,8 +71,11 @@ class ChunkRow:
     mtime_ns: int
 
 
-def open_store(path: Path) -> Store:
+def open_store(path: Path, verify: bool = False) -> Store:
     """Open (creating if needed) the index at `path`.
+
+    `verify` runs SQLite's quick_check, a scan of the whole file: `wherein index`
+    pays it, a search does not (it re-opens with `verify` after a read fails).
 
     A file that is not a wherein index, or is corrupt, is moved aside to
     `<name>.broken-<time>` and a fresh index is created; the returned store's
@@ -89,7 +92,7 @@ def open_store(path: Path) -> Store:
             "Set WHEREIN_HOME to a writable directory."
         ) from err
     try:
-        return Store(path)
+        return Store(path, verify)
     except sqlite3.DatabaseError as err:
         if _is_unwritable(err):
             raise _unwritable(path, err) from err
@@ -140,8 +143,9 @@ def _unwritable(path: Path, err: BaseException) -> IndexUnwritable:
 class Store:
     """One workspace's index file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, verify: bool = False) -> None:
         self.path = path
+        self.verify = verify
         self.notice: str | None = None
         self.conn = sqlite3.connect(
             str(path), isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
@@ -168,6 +172,8 @@ class Store:
         conn.execute("PRAGMA foreign_keys=ON")
         if app_id == 0 or version < len(MIGRATIONS):
             self._initialize()
+        if not self.verify:
+            return
         # quick_check reports damage as a row rather than raising: read the verdict.
         (verdict,) = conn.execute("PRAGMA quick_check(1)").fetchone()
         if verdict != "ok":
@@ -305,7 +311,7 @@ class Store:
         language: str,
         skipped: str | None,
         chunks: Sequence[NewChunk],
-        term_ids: dict[str, int],
+        term_ids: TermIds,
     ) -> None:
         """Replace everything the index holds for one file."""
         row = conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
@@ -321,7 +327,8 @@ class Store:
         for chunk in chunks:
             cursor = conn.execute(
                 "INSERT INTO chunks(file_id, start_line, end_line, symbols, kind, header, text, "
-                "text_hash, n_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "text_hash, n_tokens, has_vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "EXISTS (SELECT 1 FROM vectors WHERE text_hash = ?))",
                 (
                     file_id,
                     chunk.start_line,
@@ -332,19 +339,16 @@ class Store:
                     chunk.text,
                     chunk.text_hash,
                     sum(chunk.term_counts.values()),
+                    chunk.text_hash,
                 ),
             )
             chunk_id = cursor.lastrowid
             for term, count in chunk.term_counts.items():
-                term_id = term_ids.get(term)
-                if term_id is None:
-                    term_id = conn.execute("INSERT INTO terms(term) VALUES (?)", (term,)).lastrowid
-                    term_ids[term] = term_id
-                postings.append((term_id, chunk_id, count))
+                postings.append((term_ids.id_for(conn, term), chunk_id, count))
         conn.executemany("INSERT INTO postings(term_id, chunk_id, tf) VALUES (?, ?, ?)", postings)
 
-    def term_ids(self) -> dict[str, int]:
-        return dict(self.conn.execute("SELECT term, id FROM terms"))
+    def term_ids(self) -> TermIds:
+        return TermIds()
 
     # -- vectors --------------------------------------------------------------
 
@@ -358,7 +362,7 @@ class Store:
         query = (
             "SELECT c.text_hash, f.path, c.symbols, c.header, c.text FROM chunks c "
             "JOIN files f ON f.id = c.file_id "
-            "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.text_hash = c.text_hash) "
+            "WHERE c.has_vector = 0 "
         )
         batches: list[tuple[str, tuple]] = []
         for prefix in paths_first:
@@ -378,8 +382,7 @@ class Store:
     def pending_count(self) -> tuple[int, int]:
         """(files, chunks) still waiting for a vector."""
         row = self.conn.execute(
-            "SELECT count(DISTINCT c.file_id), count(*) FROM chunks c "
-            "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.text_hash = c.text_hash)"
+            "SELECT count(DISTINCT file_id), count(*) FROM chunks WHERE has_vector = 0"
         ).fetchone()
         return int(row[0]), int(row[1])
 
@@ -388,12 +391,16 @@ class Store:
             "INSERT OR REPLACE INTO vectors(text_hash, vector) VALUES (?, ?)",
             [(h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items],
         )
+        conn.executemany(
+            "UPDATE chunks SET has_vector = 1 WHERE text_hash = ?", [(h,) for h, _ in items]
+        )
 
     def drop_orphan_vectors(self, conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks)")
 
     def clear_vectors(self, conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM vectors")
+        conn.execute("UPDATE chunks SET has_vector = 0")
 
     # -- reads for search -----------------------------------------------------
 
@@ -479,6 +486,26 @@ class Store:
             "(SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors)"
         ).fetchone()
         return {"files": files, "chunks": chunks, "vectors": vectors}
+
+
+class TermIds:
+    """BM25 term ids, loaded from the terms table only when a file is actually written.
+
+    A refresh that finds nothing changed (every search starts with one) never pays
+    for reading the whole vocabulary.
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[str, int] | None = None
+
+    def id_for(self, conn: sqlite3.Connection, term: str) -> int:
+        if self._ids is None:
+            self._ids = dict(conn.execute("SELECT term, id FROM terms"))
+        term_id = self._ids.get(term)
+        if term_id is None:
+            term_id = conn.execute("INSERT INTO terms(term) VALUES (?)", (term,)).lastrowid
+            self._ids[term] = term_id
+        return term_id
 
 
 def embedding_text(path: str, symbols: Sequence[str], header: str, text: str) -> str:
