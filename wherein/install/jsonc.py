@@ -179,6 +179,7 @@ class JsonDocument:
     data: Any
     root: _Value
     has_comments: bool
+    where: str
 
     def get(self, path: tuple[str, ...]) -> Any:
         """The value at `path`, or None when a key along it is missing."""
@@ -205,8 +206,9 @@ class JsonDocument:
                 return self._insert(node, key, nested)
             if member.value.kind != "object":
                 raise ConfigError(
-                    f"'{'.'.join(path[: depth + 1])}' is not an object in this file, so "
-                    "wherein cannot add its entry there. Fix that key and run the command again."
+                    f"'{'.'.join(path[: depth + 1])}' in {self.where} is not an object, so "
+                    "wherein cannot add its entry there. It was left untouched; fix that key "
+                    "and run the command again."
                 )
             node = member.value
         member = _find(node, path[-1])
@@ -348,7 +350,7 @@ def parse_json_document(text: str, where: str, allow_comments: bool) -> JsonDocu
             f"{where} is not valid JSON ({err.msg} at line {err.lineno}). It was left "
             "untouched; fix it and run the command again."
         ) from err
-    return JsonDocument(source, data, root, bool(scanner.comments))
+    return JsonDocument(source, data, root, bool(scanner.comments), where)
 
 
 def _find(node: _Value, key: str) -> _Member | None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import tomlkit
 import tomlkit.exceptions
+import tomlkit.items
 
 from wherein.errors import ConfigError
 
@@ -47,7 +48,7 @@ class TomlDocument:
             ConfigError: a key along `path` holds something other than a table.
         """
         current = self.get(path)
-        expected = _deep_set(self.data, path, {**(current or {}), **table})
+        expected = _deep_set(self.data, path, {**(current or {}), **table}, self.where)
         if current is None:
             separator = "" if not self.text else ("\n" if self.text.endswith("\n") else "\n\n")
             block = f"[{'.'.join(path)}]\n" + tomlkit.dumps(table)
@@ -55,16 +56,20 @@ class TomlDocument:
             if _parses_to(spliced, expected):
                 return spliced
         document = _parse(self.text, self.where)
-        container: Any = document
-        for key in path[:-1]:
-            if key not in container:
-                container[key] = tomlkit.table(is_super_table=True)
-            container = container[key]
-        if path[-1] not in container:
-            container[path[-1]] = tomlkit.table()
-        for key, value in table.items():
-            container[path[-1]][key] = value
-        result = tomlkit.dumps(document)
+        try:
+            container: Any = document
+            for key in path[:-1]:
+                if key not in container:
+                    container[key] = tomlkit.table(is_super_table=True)
+                container = container[key]
+            if path[-1] not in container:
+                inline = isinstance(container, tomlkit.items.InlineTable)
+                container[path[-1]] = tomlkit.inline_table() if inline else tomlkit.table()
+            for key, value in table.items():
+                container[path[-1]][key] = value
+            result = tomlkit.dumps(document)
+        except (ValueError, TypeError, KeyError):  # tomlkit's word for "not a table here"
+            result = ""
         if not _parses_to(result, expected):
             raise ConfigError(
                 f"{self.where} could not take a [{'.'.join(path)}] table: one of its keys holds "
@@ -139,17 +144,19 @@ def _key_of(header: str) -> list[str]:
     return [part.strip().strip("\"'") for part in header.split(".")]
 
 
-def _deep_set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
+def _deep_set(
+    data: dict[str, Any], path: tuple[str, ...], value: Any, where: str
+) -> dict[str, Any]:
     copy = dict(data)
     inner = copy.get(path[0])
     if len(path) == 1:
         copy[path[0]] = value
     elif inner is None or isinstance(inner, dict):
-        copy[path[0]] = _deep_set(inner or {}, path[1:], value)
+        copy[path[0]] = _deep_set(inner or {}, path[1:], value, where)
     else:
         raise ConfigError(
-            f"'{path[0]}' is not a table, so wherein cannot add its entry under it. Fix that "
-            "key and run the command again."
+            f"'{path[0]}' in {where} is not a table, so wherein cannot add its entry under it. "
+            "It was left untouched; fix that key and run the command again."
         )
     return copy
 
