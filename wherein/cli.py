@@ -73,6 +73,7 @@ def _build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--until", help="to this day, inclusive, or ISO time")
     baseline.add_argument("--project", help="only requests whose project path contains this")
     baseline.add_argument("--json", action="store_true", help="print one JSON object")
+    baseline.add_argument("--html", metavar="FILE", help="also write the report as an HTML page")
     return parser
 
 
@@ -290,14 +291,32 @@ def _baseline(args: argparse.Namespace) -> int:
     from wherein.meter import build_baseline, format_report
 
     summary = build_baseline(
-        args.ledger or (), since=args.since, until=args.until, project=args.project
+        args.ledger or (),
+        since=args.since,
+        until=args.until,
+        project=args.project,
+        with_days=bool(args.html),
     )
+    if args.html:
+        from wherein.meter.html import write_html
+
+        size = write_html(summary, Path(args.html))
+        print(f"wherein: wrote the HTML report to {args.html} ({size:,} bytes).", file=sys.stderr)
     if args.json:
         json.dump(summary, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(format_report(summary))
+        ascii_only = not _can_encode(sys.stdout, "\u2588\u2589")  # the step chart's blocks
+        sys.stdout.write(format_report(summary, ascii_only=ascii_only))
     return 0
+
+
+def _can_encode(stream, text: str) -> bool:
+    try:
+        text.encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def _cwd_workspace() -> Path | None:

@@ -11,7 +11,8 @@ from wherein.meter.claude import DEDUPE_LARGEST
 from wherein.meter.jsonl import ReadStats
 from wherein.meter.ledgers import find_ledgers, read_ledgers
 from wherein.meter.prices import load_prices, user_prices_path
-from wherein.meter.summary import Filters, summarize
+from wherein.meter.steps import bucket_steps, count_steps
+from wherein.meter.summary import Filters, day_costs, recall_session_names, summarize
 from wherein.meter.usage import read_usage, usage_path
 
 __all__ = ["build_baseline", "parse_day"]
@@ -49,8 +50,12 @@ def build_baseline(
     environ: Mapping[str, str] | None = None,
     dedupe: str = DEDUPE_LARGEST,
     one_hour_as_5m: bool = False,
+    with_days: bool = False,
 ) -> dict:
     """The baseline report as a dict (see `summarize`), from this user's ledgers or `ledgers`.
+
+    It adds `context_by_step` (see `bucket_steps`) and, `with_days`, `cost_by_day` (see
+    `day_costs`): a second pricing pass, so only the HTML report asks for it.
 
     Raises:
         UsageError: a bad date, or a `--ledger` file that does not exist.
@@ -67,6 +72,10 @@ def build_baseline(
     usage_stats = ReadStats()
     usage = read_usage(usage_path(environ), usage_stats)
     summary = summarize(ledger, usage, prices, filters, one_hour_as_5m=one_hour_as_5m)
+    recall_names = recall_session_names(ledger, usage, filters)
+    summary["context_by_step"] = bucket_steps(count_steps(ledger, recall_names, filters))
+    if with_days:
+        summary["cost_by_day"] = day_costs(ledger, prices, filters, one_hour_as_5m=one_hour_as_5m)
     summary["usage_rows_malformed"] = usage_stats.malformed
     summary["filters"] = {"since": since, "until": until, "project": project}
     summary["rules"]["user_price_file"] = str(user_prices_path(environ))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
-__all__ = ["format_report"]
+from wherein.meter.textchart import format_step_chart
+
+__all__ = ["format_report", "report_rows"]
 
 TEXT_WIDTH = 96  # sentences wrap here; the figures' lines stay whole
 LABEL_WIDTH = 30  # "avg context/request (typical)" plus one space, as in issue 7's block
@@ -24,8 +26,8 @@ CAVEAT = "the groups differ in more than recall (task, length, model): a measure
 Row = tuple[str, str, str]  # label, value, note
 
 
-def format_report(summary: dict) -> str:
-    """Render a `summarize` dict as the text report."""
+def format_report(summary: dict, *, ascii_only: bool = False) -> str:
+    """Render a `summarize` dict as the text report (`ascii_only`: bars drawn with '#')."""
     groups = summary["groups"]
     before = _group_rows(groups["baseline"])
     after = _group_rows(groups["recall"]) + _usage_rows(groups["recall"]["usage"])
@@ -38,11 +40,27 @@ def format_report(summary: dict) -> str:
         lines += _comparison(groups)
     else:
         lines += _para(NO_RECALL_YET)
+    lines += format_step_chart(summary.get("context_by_step"), ascii_only=ascii_only)
     lines += ["", _period_title(summary), *_block(_total_rows(summary))]
     lines += ["", "NOTES"]
     for note in _notes(summary):
         lines += textwrap.wrap(note, TEXT_WIDTH, initial_indent="  - ", subsequent_indent="    ")
     return "\n".join(lines) + "\n"
+
+
+def report_rows(summary: dict) -> dict:
+    """The report's rows as (label, value, note) and its notes, for the HTML page's tables."""
+    groups = summary["groups"]
+    return {
+        "baseline": _group_rows(groups["baseline"]),
+        "recall": _group_rows(groups["recall"]),
+        "recall_usage": _usage_rows(groups["recall"]["usage"]),
+        "period": _period_title(summary),
+        "totals": _total_rows(summary),
+        "notes": _notes(summary),
+        "why_two_averages": WHY_TWO_AVERAGES,
+        "comparison": _comparison_sentence(groups),
+    }
 
 
 def _para(text: str) -> list[str]:
@@ -83,13 +101,18 @@ def _usage_rows(usage: dict) -> list[Row]:
 
 
 def _comparison(groups: dict) -> list[str]:
+    sentence = _comparison_sentence(groups)
+    return _para(sentence) if sentence else []
+
+
+def _comparison_sentence(groups: dict) -> str:
     before = groups["baseline"]["avg_context_typical"]
     after = groups["recall"]["avg_context_typical"]
     if not before or after is None:
-        return []
+        return ""
     change = (after - before) / before
     direction = "lower" if change < 0 else "higher"
-    return _para(f"Typical context/request is {abs(change):.0%} {direction} with recall; {CAVEAT}.")
+    return f"Typical context/request is {abs(change):.0%} {direction} with recall; {CAVEAT}."
 
 
 def _period_title(summary: dict) -> str:

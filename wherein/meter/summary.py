@@ -17,7 +17,14 @@ from wherein.meter.ledgers import Ledger
 from wherein.meter.prices import TOKENS_PER_UNIT, PriceBook
 from wherein.meter.usage import SEARCH_ACTION, UsageRow
 
-__all__ = ["CHARS_PER_TOKEN", "Filters", "summarize"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "COST_PARTS",
+    "Filters",
+    "day_costs",
+    "recall_session_names",
+    "summarize",
+]
 
 SECONDS_PER_DAY = 86_400
 # Tokens kept out of context are estimated from characters; four characters a token is the
@@ -104,11 +111,8 @@ def summarize(
     totals = _Pass(ledger, prices, filters, one_hour_as_5m)
     totals.run()
     names = ledger.table.names
-    recall_rows = [
-        row for row in usage_rows if row.action == SEARCH_ACTION and filters.admits_time(row.time)
-    ]
-    used_recall = {s for s, calls in ledger.recall_calls.items() if calls > 0}
-    used_recall |= {row.session for row in recall_rows}
+    recall_rows = _recall_rows(usage_rows, filters)
+    used_recall = recall_session_names(ledger, usage_rows, filters)
     groups = {BASELINE: _Tally(), RECALL: _Tally()}
     everyone = _Tally()
     for session_id, (requests, context, cost) in totals.sessions.items():
@@ -167,6 +171,42 @@ def summarize(
         sum(ledger.recall_calls.get(s, 0) for s in recall_sessions),
     )
     return summary
+
+
+def recall_session_names(
+    ledger: Ledger,
+    usage_rows: Sequence[UsageRow],
+    filters: Filters = Filters(),  # noqa: B008 - frozen, so a shared default is safe
+) -> set[str]:
+    """Sessions that used recall: a recall tool_use in a transcript, or a logged search row."""
+    used = {session for session, calls in ledger.recall_calls.items() if calls > 0}
+    return used | {row.session for row in _recall_rows(usage_rows, filters)}
+
+
+def day_costs(
+    ledger: Ledger,
+    prices: PriceBook,
+    filters: Filters = Filters(),  # noqa: B008 - frozen, so a shared default is safe
+    *,
+    one_hour_as_5m: bool = False,
+) -> list[dict]:
+    """Cost per UTC day from the first to the last day with a request, split as
+    `cost_split_usd` is; days without a request are listed with zeros."""
+    daily = _DailyPass(ledger, prices, filters, one_hour_as_5m)
+    daily.run()
+    if not daily.by_day:
+        return []
+    empty = dict.fromkeys(COST_PARTS, 0.0)
+    return [
+        {"date": _date(day), **daily.by_day.get(day, empty)}
+        for day in range(min(daily.by_day), max(daily.by_day) + 1)
+    ]
+
+
+def _recall_rows(usage_rows: Sequence[UsageRow], filters: Filters) -> list[UsageRow]:
+    return [
+        row for row in usage_rows if row.action == SEARCH_ACTION and filters.admits_time(row.time)
+    ]
 
 
 class _Pass:
@@ -252,6 +292,23 @@ class _Pass:
         split["cache_write"] += writes
         split["output"] += output
         return read + fresh + writes + output
+
+
+class _DailyPass(_Pass):
+    """A pass that keeps the cost split per UTC day: before each request, `split` is pointed
+    at that day's own dict, so the pricing code fills it unchanged."""
+
+    def __init__(self, ledger: Ledger, prices: PriceBook, filters: Filters, one_hour_as_5m: bool):
+        super().__init__(ledger, prices, filters, one_hour_as_5m)
+        self.by_day: dict[int, dict[str, float]] = {}
+
+    def _add(self, i: int, when: float) -> None:
+        day = int(when // SECONDS_PER_DAY)
+        split = self.by_day.get(day)
+        if split is None:
+            split = self.by_day[day] = dict.fromkeys(COST_PARTS, 0.0)
+        self.split = split
+        super()._add(i, when)
 
 
 def _recall_usage(rows: list[UsageRow], calls_in_transcripts: int) -> dict:

@@ -1,0 +1,293 @@
+"""`wherein baseline --html FILE`: the report as one self-contained HTML page with charts.
+
+Scripts, styles and data are inline, and a Content-Security-Policy allows nothing else (no
+network, no other script), so the file opens offline and a stray request would be blocked.
+Charts are drawn by Chart.js, vendored in `assets/` with its licence; every figure, title and
+text alternative comes from `charts.py` and `report.py`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import os
+import re
+import tempfile
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+
+from wherein import __version__
+from wherein.errors import UsageError
+from wherein.meter.charts import chart_specs
+from wherein.meter.report import NO_RECALL_YET, report_rows
+
+__all__ = ["CHART_JS_SHA256", "CHART_JS_VERSION", "render_html", "write_html"]
+
+ASSETS = "assets"
+CHART_JS = "chart.umd.min.js"
+CHART_JS_VERSION = "4.6.1"
+CHART_JS_SHA256 = "87364cc2b2a76a6684929e7d6b80b18a897794db38400caff1fcf1791c6925d2"
+# The vendored file ends by naming its source map; a browser would try to fetch it when
+# DevTools opens, and the map is not shipped, so the line is dropped from the inlined copy.
+SOURCE_MAP_LINE = re.compile(r"^//# sourceMappingURL=\S*\s*$", re.MULTILINE)
+# Text that would end or confuse an inline <script> element (HTML's script data states).
+SCRIPT_BREAKERS = ("</script", "<!--")
+CHART_HEIGHT_CLASS = {"steps": "chart", "sessions": "chart small", "cost": "chart",
+                      "usage": "chart bars"}  # fmt: skip
+
+
+def render_html(summary: dict, *, generated: datetime | None = None) -> str:
+    """The page for a `build_baseline(..., with_days=True)` summary."""
+    specs = {spec["id"]: spec for spec in chart_specs(summary)}
+    rows = report_rows(summary)
+    chart_js = SOURCE_MAP_LINE.sub("", _asset(CHART_JS)).rstrip() + "\n"
+    page_js = _asset("report.js")
+    data = {"charts": [_chart_data(spec) for spec in specs.values()]}
+    policy = (
+        "default-src 'none'; "
+        f"script-src {_script_hash(chart_js)} {_script_hash(page_js)}; "
+        "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    when = (generated or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    parts = [
+        "<!doctype html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(_page_title(summary))}</title>",
+        f"<style>\n{_asset('report.css')}</style>",
+        "</head>",
+        "<body>",
+        *_header(summary, rows),
+        *_steps_section(specs["steps"], specs["sessions"]),
+        *_chart_section("cost-by-day", "2", specs["cost"]),
+        *_usage_section(specs["usage"]),
+        *_baseline_section(summary, rows),
+        _footer(when),
+        '<script type="application/json" id="wherein-data">',
+        _json_for_script(data),
+        "</script>",
+        f"<script>{_checked_script(chart_js)}</script>",
+        f"<script>{_checked_script(page_js)}</script>",
+        "</body>",
+        "</html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def write_html(summary: dict, path: Path) -> int:
+    """Write the page to `path` (replacing it whole, never half-written); returns its bytes.
+
+    Raises:
+        UsageError: the file or its folder cannot be written.
+    """
+    data = render_html(summary).encode("utf-8")
+    path = Path(path).expanduser()
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".wherein-", suffix=".html", dir=path.parent)
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as err:
+        reason = err.strerror or str(err)
+        raise UsageError(
+            f"Cannot write the HTML report to {path}: {reason}. Choose a file in a folder you "
+            "can write to."
+        ) from err
+    return len(data)
+
+
+def _asset(name: str) -> str:
+    return resources.files("wherein.meter").joinpath(ASSETS, name).read_text("utf-8")
+
+
+def _script_hash(text: str) -> str:
+    digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+    return f"'sha256-{digest}'"
+
+
+def _checked_script(text: str) -> str:
+    lowered = text.lower()
+    for breaker in SCRIPT_BREAKERS:
+        if breaker in lowered:
+            raise ValueError(f"An inline script holds {breaker!r}; it cannot be inlined as is.")
+    return text
+
+
+def _json_for_script(data: dict) -> str:
+    """JSON that cannot end its <script> element: '<', '>' and '&' as JSON escapes."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _chart_data(spec: dict) -> dict:
+    """What the page's script needs of a spec; tables and sentences are already HTML."""
+    keep = ("id", "kind", "labels", "datasets", "x_title", "y_title", "y_unit", "stacked",
+            "horizontal", "empty")  # fmt: skip
+    return {key: spec.get(key) for key in keep}
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _page_title(summary: dict) -> str:
+    period = summary["period"]
+    if not period["days"]:
+        return "wherein baseline: agent cost report"
+    return f"wherein baseline: agent cost {period['first']} .. {period['last']}"
+
+
+def _header(summary: dict, rows: dict) -> list[str]:
+    lead = (
+        f"{summary['sessions']:,} sessions, {summary['requests']:,} model requests, "
+        f"{_usd(summary['cost_usd'])}; {rows['period'].replace('ALL SESSIONS', '').strip()}"
+    )
+    filters = summary.get("filters") or {}
+    chosen = [f"--{k} {v}" for k, v in filters.items() if v]
+    lines = [
+        "<header>",
+        "<h1>What your agent sessions cost, with and without recall</h1>",
+        f'<p class="lead">{_e(lead)}</p>',
+    ]
+    if chosen:
+        lines.append(f'<p class="note">Only requests matching {_e(" ".join(chosen))}.</p>')
+    lines += [
+        '<p class="note">Read from your own agent ledgers on this machine. The page is one '
+        "file: it loads nothing from the network.</p>",
+        "</header>",
+    ]
+    return lines
+
+
+def _figure(spec: dict) -> list[str]:
+    if spec["empty"]:
+        return [f'<p class="empty">{_e(spec["empty"])}</p>']
+    alt = spec["alt"]
+    return [
+        "<figure>",
+        f'<div class="{CHART_HEIGHT_CLASS[spec["id"]]}">'
+        f'<canvas id="chart-{spec["id"]}" role="img" aria-label="{_e(alt)}">{_e(alt)}</canvas>'
+        "</div>",
+        f"<figcaption>{_e(alt)}</figcaption>",
+        "</figure>",
+    ]
+
+
+def _notes(spec: dict) -> list[str]:
+    return [f'<p class="note">{_e(note)}</p>' for note in spec["notes"]]
+
+
+def _data_table(spec: dict) -> list[str]:
+    table = spec["table"]
+    if spec["empty"] or not table:
+        return []
+    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in table["columns"])
+    body = [
+        "<tr>" + "".join(f"<td>{_e(cell)}</td>" for cell in row) + "</tr>" for row in table["rows"]
+    ]
+    return [
+        "<details>",
+        f"<summary>Data table: {_e(spec['title'])}</summary>",
+        f"<table><thead><tr>{head}</tr></thead><tbody>",
+        *body,
+        "</tbody></table>",
+        "</details>",
+    ]
+
+
+def _steps_section(steps: dict, sessions: dict) -> list[str]:
+    return [
+        '<section id="context-by-step">',
+        f"<h2>1. {_e(steps['title'])}</h2>",
+        *_notes(steps),
+        *_figure(steps),
+        f"<h3>{_e(sessions['title'])}</h3>",
+        *_figure(sessions),
+        *_data_table(steps),
+        "</section>",
+    ]
+
+
+def _chart_section(section_id: str, number: str, spec: dict) -> list[str]:
+    return [
+        f'<section id="{section_id}">',
+        f"<h2>{number}. {_e(spec['title'])}</h2>",
+        *_notes(spec),
+        *_figure(spec),
+        *_data_table(spec),
+        "</section>",
+    ]
+
+
+def _usage_section(spec: dict) -> list[str]:
+    figures = ['<dl class="figures">']
+    for label, value, why in spec["figures"]:
+        figures += [f"<dt>{_e(label)}</dt>", f"<dd>{_e(value)}</dd>",
+                    f'<dd class="why">{_e(why)}</dd>']  # fmt: skip
+    figures.append("</dl>")
+    lines = _chart_section("recall-usage", "3", spec)
+    return lines[:2] + figures + lines[2:]
+
+
+def _baseline_section(summary: dict, rows: dict) -> list[str]:
+    used = summary["recall_used"]
+    head = "".join(
+        f'<th scope="col"{css}>{name}</th>'
+        for name, css in (("figure", ' class="text"'), ("baseline", ""), ("with recall", ""),
+                          ("note", ' class="text"'))
+    )  # fmt: skip
+    body = []
+    for (label, before, note), (_, after, _) in zip(rows["baseline"], rows["recall"], strict=True):
+        shown = after if used else "-"
+        body.append(
+            f'<tr><th scope="row" class="text">{_e(label)}</th><td>{_e(before)}</td>'
+            f'<td>{_e(shown)}</td><td class="text">{_e(note)}</td></tr>'
+        )
+    lines = [
+        '<section id="baseline">',
+        "<h2>4. BASELINE: sessions without recall beside sessions that used it</h2>",
+        f"<table><thead><tr>{head}</tr></thead><tbody>",
+        *body,
+        "</tbody></table>",
+        f'<p class="note">{_e(rows["why_two_averages"])}</p>',
+    ]
+    if not used:
+        lines.append(f'<p class="note">{_e(NO_RECALL_YET)}</p>')
+    elif rows["comparison"]:
+        lines.append(f"<p>{_e(rows['comparison'])}</p>")
+    lines += [f"<h3>{_e(rows['period'])}</h3>", "<table><tbody>"]
+    for label, value, note in rows["totals"]:
+        part = ' class="text part"' if label.startswith(" ") else ' class="text"'
+        lines.append(
+            f'<tr><th scope="row"{part}>{_e(label.strip())}</th><td>{_e(value)}</td>'
+            f'<td class="text">{_e(note)}</td></tr>'
+        )
+    lines += ["</tbody></table>", "<h3>Notes</h3>", "<ul>"]
+    lines += [f"<li>{_e(note)}</li>" for note in rows["notes"]]
+    lines += ["</ul>", "</section>"]
+    return lines
+
+
+def _footer(when: str) -> str:
+    return (
+        f"<footer>Made by wherein {_e(__version__)} on {_e(when)} with <code>wherein baseline "
+        f"--html</code>. Charts drawn by Chart.js {CHART_JS_VERSION} (MIT licence), inlined in "
+        "this file.</footer>"
+    )
+
+
+def _usd(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"${value:,.2f}"
