@@ -67,6 +67,33 @@ def _build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the recall tool to an agent (MCP, stdio)")
     serve.add_argument("--workspace", help="the folder to serve (default: the current one)")
 
+    install = commands.add_parser("install", help="register wherein with your coding agents")
+    uninstall = commands.add_parser("uninstall", help="remove wherein from your coding agents")
+    for sub in (install, uninstall):
+        sub.add_argument(
+            "agents",
+            nargs="*",
+            metavar="AGENT",
+            help="claude, codex, cursor, ... (default: every agent found)",
+        )
+        scope = sub.add_mutually_exclusive_group()
+        scope.add_argument("--user", action="store_true", help="your own config (install default)")
+        scope.add_argument("--project", action="store_true", help="the workspace's config files")
+        sub.add_argument("--workspace", help="the project (default: the current folder)")
+        sub.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    install.add_argument(
+        "--with-instructions",
+        action="store_true",
+        help="also add a note on when to call recall to CLAUDE.md / AGENTS.md",
+    )
+    install.add_argument(
+        "--command",
+        dest="command_name",
+        help="the program agents run (default: this wherein, by absolute path)",
+    )
+    doctor = commands.add_parser("doctor", help="check the setup end to end and say what to fix")
+    doctor.add_argument("--workspace", help="the workspace (default: the current folder)")
+
     baseline = commands.add_parser("baseline", help="what agent sessions cost, with recall or not")
     baseline.add_argument("--ledger", action="append", metavar="FILE", help="a JSONL ledger")
     baseline.add_argument("--since", help="from this day (YYYY-MM-DD, UTC) or ISO time")
@@ -89,6 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "config": _config,
             "serve": _serve,
             "baseline": _baseline,
+            "install": _install,
+            "uninstall": _install,
+            "doctor": _doctor,
         }[args.command]
         return handler(args)
     except WhereinError as err:
@@ -317,6 +347,36 @@ def _can_encode(stream, text: str) -> bool:
     except (UnicodeEncodeError, LookupError):
         return False
     return True
+
+
+def _install(args: argparse.Namespace) -> int:
+    from wherein.install import (
+        apply_plan,
+        format_outcome,
+        plan_install,
+        plan_uninstall,
+        server_command,
+    )
+
+    workspace = _workspace(args)
+    if args.command == "install":
+        scope = "project" if args.project else "user"
+        plan = plan_install(args.agents, scope, workspace, server_command(args.command_name),
+                            args.with_instructions)  # fmt: skip
+    else:
+        scopes = ("project",) if args.project else ("user",) if args.user else ("user", "project")
+        plan = plan_uninstall(args.agents, scopes, workspace)
+    sys.stdout.write(format_outcome(plan, apply_plan(plan, args.dry_run), args.dry_run))
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from wherein.doctor import FAIL, format_checks, run_doctor
+
+    workspace = _workspace(args)
+    checks = run_doctor(workspace)
+    sys.stdout.write(format_checks(workspace, checks))
+    return 1 if any(check.status == FAIL for check in checks) else 0
 
 
 def _cwd_workspace() -> Path | None:
