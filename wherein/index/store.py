@@ -474,6 +474,10 @@ class Store:
                 )  # fmt: skip
         return found
 
+    def file_paths(self) -> list[str]:
+        """Display paths of every indexed file that has chunks."""
+        return [row[0] for row in self.conn.execute("SELECT path FROM files WHERE skipped IS NULL")]
+
     def chunk_paths(self) -> dict[int, str]:
         """Every chunk id with its file's display path."""
         return dict(

@@ -16,7 +16,7 @@ shows they help.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from wherein.ranking.tokens import STOPWORDS, identifier_parts, tokenize
@@ -25,6 +25,7 @@ __all__ = [
     "SIGNALS",
     "Candidate",
     "apply_signals",
+    "copied_directories",
     "is_symbol_query",
     "query_identifiers",
 ]
@@ -55,6 +56,15 @@ _EXAMPLE_PATH = re.compile(r"(^|/)(_?examples?|samples?|demos?|docs?_src|benchma
 _DOC_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(md|rst|txt|adoc)$", re.IGNORECASE)
 _LEGACY_PATH = re.compile(r"(^|/)(_?compat|legacy|deprecated|vendor(ed)?|third_party|_vendor)/")
 _INIT_FILE = re.compile(r"(^|/)(__init__\.py|package-info\.java|index\.d\.ts)$")
+
+# A folder is an older copy of its parent when this many of its file names, and this
+# share of them, repeat the parent's (pydantic/v1 repeats 20 of pydantic's 25 names).
+COPY_MIN_SHARED = 3
+COPY_MIN_SHARE = 0.3
+_VERSION_FOLDER = re.compile(r"v\d+|old|_?legacy_?v?\d*", re.IGNORECASE)
+_PACKAGE_MARKERS = frozenset(
+    {"__init__.py", "__main__.py", "index.js", "index.ts", "mod.rs", "lib.rs", "main.go"}
+)
 
 TEST_PENALTY = 0.3
 EXAMPLE_PENALTY = 0.3
@@ -178,10 +188,50 @@ def path_penalty(path: str, wants: set[str]) -> float:
     return factor
 
 
+def copied_directories(paths: Iterable[str]) -> frozenset[str]:
+    """Folders that hold an older copy of their parent package (`pkg/v1/` beside `pkg/`).
+
+    A folder is a copy when its name is a version (`v1`, `v2`, `old`) and at least
+    COPY_MIN_SHARED of its file names, and COPY_MIN_SHARE of them, also stand in its
+    parent folder: `pydantic/v1/fields.py` beside `pydantic/fields.py`. Both are needed:
+    `api/v1/` beside `api/v2/` is the current API, not a copy, and a folder that merely
+    mirrors its parent's layout (`sympy/strategies/branch`) is no older version. Package
+    markers (`__init__.py`, `index.js`, `mod.rs`) are not evidence.
+    """
+    names: dict[str, set[str]] = {}
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        if name not in _PACKAGE_MARKERS:
+            names.setdefault(folder, set()).add(name)
+    copies = set()
+    for folder, files in names.items():
+        if not folder or not _VERSION_FOLDER.fullmatch(folder.rpartition("/")[2]):
+            continue
+        parent = folder.rpartition("/")[0]
+        shared = files & names.get(parent, set())
+        if len(shared) >= COPY_MIN_SHARED and len(shared) >= COPY_MIN_SHARE * len(files):
+            copies.add(folder)
+    return frozenset(copies)
+
+
+def _in_copy(path: str, copies: frozenset[str], query_words: set[str]) -> bool:
+    for folder in copies:
+        if path.startswith(folder + "/"):
+            return folder.rpartition("/")[2].lower() not in query_words
+    return False
+
+
 def apply_signals(
-    query: str, candidates: Sequence[Candidate], enabled: frozenset[str] = SIGNALS
+    query: str,
+    candidates: Sequence[Candidate],
+    enabled: frozenset[str] = SIGNALS,
+    copies: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
-    """Re-score and re-order fused candidates; returns them best first."""
+    """Re-score and re-order fused candidates; returns them best first.
+
+    `copies` are folders holding an older copy of a package (`copied_directories`);
+    their chunks count for less unless the query names the folder.
+    """
     if not candidates:
         return []
     top = max(c.score for c in candidates) or 1.0
@@ -225,8 +275,11 @@ def apply_signals(
 
     if "penalty" in enabled:
         wants = _wants(query)
+        query_words = {w.lower() for w in re.findall(r"\w+", query)}
         for c in candidates:
             scores[c.chunk_id] *= path_penalty(c.path, wants)
+            if copies and _in_copy(c.path, copies, query_words):
+                scores[c.chunk_id] *= LEGACY_PENALTY
 
     ordered = sorted(candidates, key=lambda c: -scores[c.chunk_id])
     if "diversity" in enabled:

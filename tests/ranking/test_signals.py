@@ -1,0 +1,75 @@
+"""The code-search signals: each one changes an order it should, and leaves others alone."""
+
+from __future__ import annotations
+
+from wherein.ranking.signals import (
+    Candidate,
+    apply_signals,
+    copied_directories,
+    is_symbol_query,
+    path_penalty,
+)
+
+
+def _c(chunk_id, path, score, symbols=(), start=1, end=10):
+    return Candidate(chunk_id, path, start, end, tuple(symbols), score)
+
+
+def test_is_symbol_query_tells_identifiers_from_words():
+    for query in ("Session", "parse_url", "getHTTPResponse", "a.b.c", "Foo::bar"):
+        assert is_symbol_query(query), query
+    for query in ("session", "how are routes registered", "retry on failure"):
+        assert not is_symbol_query(query), query
+
+
+def test_definition_beats_a_mere_use_for_a_symbol_query():
+    use = _c(1, "app/client.py", 1.0, symbols=("send_all",))
+    definition = _c(2, "app/models.py", 0.6, symbols=("Session", "Session.send"))
+    ranked = apply_signals("Session", [use, definition])
+    assert [c.chunk_id for c in ranked] == [2, 1]
+    # Without the definition signal the fused order stands.
+    ranked = apply_signals("Session", [use, definition], frozenset({"penalty"}))
+    assert [c.chunk_id for c in ranked] == [1, 2]
+
+
+def test_tests_are_penalised_unless_the_query_asks_for_them():
+    assert path_penalty("tests/test_app.py", set()) < 1.0
+    assert path_penalty("src/app_test.go", set()) < 1.0
+    assert path_penalty("tests/test_app.py", {"test"}) == 1.0
+    assert path_penalty("src/app.py", set()) == 1.0
+    source = _c(1, "src/app.py", 0.8)
+    test = _c(2, "tests/test_app.py", 1.0)
+    assert apply_signals("app startup", [test, source])[0].chunk_id == 1
+    assert apply_signals("app startup tests", [test, source])[0].chunk_id == 2
+
+
+def test_path_naming_the_concept_lifts_its_file():
+    other = _c(1, "pkg/util.py", 1.0)
+    named = _c(2, "pkg/cookies.py", 0.9)
+    assert apply_signals("cookie parsing", [other, named])[0].chunk_id == 2
+    assert apply_signals("cookie parsing", [other, named], frozenset())[0].chunk_id == 1
+
+
+def test_diversity_lets_a_second_file_in_before_a_third_chunk_of_the_first():
+    chunks = [_c(i, "big.py", 1.0 - i * 0.01, start=i * 20, end=i * 20 + 10) for i in range(3)]
+    other = _c(9, "small.py", 0.7)
+    ranked = apply_signals("something", [*chunks, other], frozenset({"diversity"}))
+    assert [c.path for c in ranked[:2]] == ["big.py", "small.py"]
+
+
+def test_copied_directories_finds_a_version_folder_that_repeats_its_parent():
+    paths = [f"pkg/{n}.py" for n in ("fields", "main", "types", "config", "json")]
+    paths += [f"pkg/v1/{n}.py" for n in ("fields", "main", "types", "validators")]
+    paths += [f"api/v1/{n}.py" for n in ("users", "items", "auth")]
+    paths += [f"api/v2/{n}.py" for n in ("users", "items", "auth")]
+    assert copied_directories(paths) == frozenset({"pkg/v1"})
+
+
+def test_a_copy_counts_for_less_unless_the_query_names_it():
+    paths = [f"pkg/{n}.py" for n in ("fields", "main", "types")]
+    paths += [f"pkg/v1/{n}.py" for n in ("fields", "main", "types")]
+    copies = copied_directories(paths)
+    old = _c(1, "pkg/v1/fields.py", 1.0)
+    new = _c(2, "pkg/fields.py", 0.8)
+    assert apply_signals("field declaration", [old, new], copies=copies)[0].chunk_id == 2
+    assert apply_signals("v1 field declaration", [old, new], copies=copies)[0].chunk_id == 1
