@@ -8,6 +8,10 @@ with one ranking signal switched off, next to the scorer's bm25 and ripgrep
 baselines.
 
     python scripts/bench.py --corpus-root /tmp/bench-corpus --ablate
+
+--expansion and --rerank add retrievers with those model steps on (against the chat model in
+your config, or --chat-model/--chat-api-base), next to plain wherein, and count on stderr how
+often each step was used, timed out or failed: a step that never answered measured nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import importlib.util
 import os
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from wherein.config import load_settings
@@ -42,16 +46,19 @@ def _load_scorer(bench_dir: Path):
 class InProcessWherein:
     """A retriever with the scorer's interface: prepare(folder) then search(query, limit)."""
 
-    def __init__(self, scorer, name: str, provider: str, signals: frozenset[str]) -> None:
+    def __init__(self, scorer, name: str, provider: str, signals: frozenset[str],
+                 steps: dict[str, str] | None = None) -> None:  # fmt: skip
         self.scorer = scorer
         self.name = name
         self.provider = provider
         self.signals = signals
+        self.steps = steps or {}  # WHEREIN_* variables that turn model steps on
+        self.outcomes: Counter[str] = Counter()
         self.errors: list[str] = []
         self._embedder = None
 
     def _settings(self, folder: Path):
-        environ = {**os.environ, "WHEREIN_EMBEDDING_PROVIDER": self.provider}
+        environ = {**os.environ, "WHEREIN_EMBEDDING_PROVIDER": self.provider, **self.steps}
         return load_settings(folder, environ=environ)
 
     def prepare(self, folder: str) -> float:
@@ -73,6 +80,10 @@ class InProcessWherein:
             signals=self.signals,
             cold_budget_s=0.0,
         )
+        for step in ("expansion", "rerank"):
+            status = getattr(result, step).status
+            if status != "off":
+                self.outcomes[f"{step} {status}"] += 1
         return [
             self.scorer.Hit(
                 str(self.folder / hit.path), hit.start_line, hit.end_line, len(hit.excerpt)
@@ -96,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-baselines", action="store_true", help="skip bm25 and ripgrep")
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--out", help="JSON report path")
+    parser.add_argument("--expansion", action="store_true", help="also run with expansion on")
+    parser.add_argument("--rerank", action="store_true", help="also run with reranking on")
+    parser.add_argument("--chat-model", help="model for the steps [expansion/rerank.model]")
+    parser.add_argument("--chat-api-base", help="chat server [expansion/rerank.api_base]")
     args = parser.parse_args(argv)
 
     os.environ["WHEREIN_HOME"] = args.home
@@ -115,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
 
     retrievers = [] if args.no_baselines else [scorer.Ripgrep(), scorer.Bm25Chunks()]
     retrievers.append(InProcessWherein(scorer, "wherein", args.provider, SIGNALS))
+    for name, steps in _step_variants(args):
+        retrievers.append(InProcessWherein(scorer, name, args.provider, SIGNALS, steps))
     if args.ablate:
         retrievers.append(InProcessWherein(scorer, "nosignal", args.provider, frozenset()))
         for signal in sorted(SIGNALS):
@@ -129,12 +146,36 @@ def main(argv: list[str] | None = None) -> int:
         print(f"running {retriever.name} on {len(queries)} queries", file=sys.stderr)
         report["results"][retriever.name] = scorer.evaluate(retriever, queries, namespace, cache)
     scorer.print_tables(report, [r.name for r in retrievers], args.k)
+    for retriever in retrievers:
+        outcomes = getattr(retriever, "outcomes", None)
+        if outcomes:
+            report["results"][retriever.name]["step_outcomes"] = dict(outcomes)
+            counts = ", ".join(f"{key}: {n}" for key, n in sorted(outcomes.items()))
+            print(f"{retriever.name} model steps: {counts}", file=sys.stderr)
     if args.out:
         import json
 
         Path(args.out).write_text(json.dumps(report, indent=1, default=str))
         print(f"\nJSON: {args.out}")
     return 0
+
+
+def _step_variants(args) -> list[tuple[str, dict[str, str]]]:
+    """Retrievers with model steps on, as WHEREIN_* variables: one per flag, and both."""
+    chosen = [step for step in ("expansion", "rerank") if getattr(args, step)]
+    variants = [[step] for step in chosen] + ([chosen] if len(chosen) == 2 else [])
+    out = []
+    for steps in variants:
+        env = {}
+        for step in steps:
+            prefix = f"WHEREIN_{step.upper()}_"
+            env[prefix + "ENABLED"] = "true"
+            if args.chat_model:
+                env[prefix + "MODEL"] = args.chat_model
+            if args.chat_api_base:
+                env[prefix + "API_BASE"] = args.chat_api_base
+        out.append(("+" + "+".join(steps), env))
+    return out
 
 
 if __name__ == "__main__":
