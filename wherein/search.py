@@ -189,12 +189,14 @@ def _search_index(directory, text, limit, workspace, settings, scope, prefixes, 
                 store.notice = None  # said once; _warm reports only what happens next
             embedder = _warm(store, plan.roots, settings, locked, budget, prefixes, embedder,
                              warnings)  # fmt: skip
-            if embedder is not None:
-                embedder = _QueryMemo(embedder)  # one query vector for ranking and scope check
-            hits, source_chars = _rank(store, text, limit, prefixes, embedder, settings, signals,
+            ranked = store
+            if scope.focus:  # the ranking and the scope check share query vectors and one read
+                ranked = _VectorMemo(store)
+                embedder = _QueryMemo(embedder) if embedder is not None else None
+            hits, source_chars = _rank(ranked, text, limit, prefixes, embedder, settings, signals,
                                        str(workspace), warnings, steps)  # fmt: skip
             if scope.focus:
-                warnings.extend(_scope_notice(store, scope.focus, embedder, text, hits))
+                warnings.extend(_scope_notice(ranked, scope.focus, embedder, text, hits))
             pending_files, pending_chunks = store.pending_count()
         finally:
             store.close()
@@ -235,20 +237,41 @@ class _Steps:
 
 
 class _QueryMemo:
-    """An embedder that answers a repeated one-text call from memory."""
+    """An embedder that answers a repeated one-text call (a query) from memory."""
 
     def __init__(self, inner: Embedder) -> None:
         self.inner = inner
         self.identity = inner.identity
-        self._last: tuple[str, np.ndarray] | None = None
+        self._seen: dict[str, np.ndarray] = {}
 
     def embed(self, texts):
-        if len(texts) == 1 and self._last is not None and self._last[0] == texts[0]:
-            return self._last[1]
+        if len(texts) == 1 and texts[0] in self._seen:
+            return self._seen[texts[0]]
         vectors = self.inner.embed(texts)
         if len(texts) == 1:
-            self._last = (texts[0], vectors)
+            self._seen[texts[0]] = vectors
         return vectors
+
+
+class _VectorMemo:
+    """The store, with every vector read once per search: reading them is the slowest step
+    on a large index, and the ranking and the scope check both need them."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._all: tuple[np.ndarray, np.ndarray] | None = None
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+    def vectors(self, chunk_ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        if self._all is None:
+            self._all = self._store.vectors()
+        ids, matrix = self._all
+        if chunk_ids is None or len(ids) == 0:
+            return ids, matrix
+        keep = np.isin(ids, chunk_ids)
+        return ids[keep], matrix[keep]
 
 
 def _scope_notice(store: Store, focus: str, embedder, query: str, hits: list[Hit]) -> list[str]:
