@@ -317,3 +317,47 @@ def test_uninstall_without_a_record_removes_the_entry_only(project):
 def test_uninstall_with_nothing_registered_says_so(project, capsys):
     assert main(["uninstall", "--workspace", str(project)]) == 0
     assert "Nothing to do" in capsys.readouterr().out
+
+
+def test_an_agent_that_needs_a_pinned_workspace_refuses_the_home_folder(home, capsys):
+    assert install("zed", "--workspace", str(home)) == 2
+    assert "is not a project" in capsys.readouterr().err
+    REGISTRY["zed"].user_markers()[0].mkdir(parents=True)  # under XDG_CONFIG_HOME
+    (home / ".cursor").mkdir()
+    assert install("--workspace", str(home)) == 0
+    assert "Skipped Zed" in capsys.readouterr().out
+    assert user_file("cursor", home).exists() and not user_file("zed", home).exists()
+
+
+def test_instructions_go_to_claude_md_and_a_shared_agents_md_once(project, capsys):
+    claude_md = project / "CLAUDE.md"
+    claude_md.write_text("# Repo\n\nRun `make test`.\n")
+    args = ["claude", "codex", "cursor", "--project", "--with-instructions"]
+    assert install(*args, "--workspace", str(project)) == 0
+    assert "wherein:begin" in claude_md.read_text()
+    agents_md = (project / "AGENTS.md").read_text()
+    assert agents_md.count("wherein:begin") == 1
+    assert "instructions for OpenAI Codex CLI, Cursor" in capsys.readouterr().out
+
+    assert install(*args, "--workspace", str(project)) == 0
+    assert (project / "AGENTS.md").read_text() == agents_md
+
+    assert main(["uninstall", "--workspace", str(project)]) == 0
+    assert claude_md.read_text() == "# Repo\n\nRun `make test`.\n"
+    assert not (project / "AGENTS.md").exists()
+    assert "which held only wherein's note" in capsys.readouterr().out
+
+
+def test_server_command_falls_back_to_the_interpreter_when_no_script_sits_beside_it(
+    tmp_path, monkeypatch
+):
+    python = tmp_path / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("")
+    monkeypatch.setattr("sys.executable", str(python))
+    assert server_command() == [str(python), "-m", "wherein.cli"]
+    script = python.parent / "wherein"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    assert server_command() == [str(script)]
+    assert server_command("wherein") == ["wherein"]

@@ -82,7 +82,8 @@ def _describe(action: str, outcome: Outcome, dry_run: bool) -> str:
         return f"{change.label}: already registered in {change.path}"
     kept = f" (previous version kept as {outcome.backup})" if outcome.backup else ""
     if change.after is None:
-        return f"{change.label}: removed {change.path}, which held only wherein's entry"
+        what = "note" if change.label.startswith("instructions") else "entry"
+        return f"{change.label}: removed {change.path}, which held only wherein's {what}"
     if action == INSTALL:
         verb = "added to" if change.label.startswith("instructions") else "registered in"
         return f"{change.label}: {verb} {change.path}{kept}"

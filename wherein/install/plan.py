@@ -89,6 +89,17 @@ def plan_install(
                 f"('wherein install {agent.name} --{other}' registers it)."
             )
             continue
+        if agent.workspace == PINNED and workspace in (Path.home().resolve(), Path("/")):
+            # Pinning the home folder (or "/") would have the agent index all of it.
+            message = (
+                f"{agent.title} needs the project named in its entry, and {workspace} is not a "
+                f"project. Run 'wherein install {agent.name}' inside a repository, or pass "
+                "--workspace."
+            )
+            if names:
+                raise UsageError(message)
+            plan.notes.append(f"Skipped {agent.title}: {message}")
+            continue
         plan.changes.append(_install_change(agent, scope, path, workspace, command))
         if agent.workspace == PINNED and scope == USER:
             plan.notes.append(
