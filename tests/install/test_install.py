@@ -361,3 +361,4 @@ def test_server_command_falls_back_to_the_interpreter_when_no_script_sits_beside
     script.chmod(0o755)
     assert server_command() == [str(script)]
     assert server_command("wherein") == ["wherein"]
+    assert server_command("uvx wherein") == ["uvx", "wherein"]

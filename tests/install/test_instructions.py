@@ -6,7 +6,13 @@ import pytest
 
 from wherein.install.instructions import BEGIN, END, SNIPPET, with_snippet, without_snippet
 
-TEXTS = ["", "# Project\n\nRun the tests.\n", "# Project\n\n", "no newline at the end"]
+TEXTS = [
+    "",
+    "# Project\n\nRun the tests.\n",
+    "# Project\n\n",
+    "no newline at the end",
+    "# Windows\r\n\r\nCRLF throughout.\r\n",
+]
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -29,3 +35,8 @@ def test_the_snippet_says_when_to_call_recall_and_when_not():
     assert "before opening files" in SNIPPET.lower()
     assert "grep" in SNIPPET
     assert "re-read" in SNIPPET
+
+
+def test_a_crlf_file_gets_a_crlf_snippet():
+    added = with_snippet("# P\r\n")
+    assert "\n" not in added.replace("\r\n", "")

@@ -25,6 +25,8 @@ ROUND_TRIPS = {
     "tabs": '{\n\t"a": 1\n}',
     "comment-only container": '{\n  "mcpServers": {\n    // none yet\n  }\n}\n',
     "four spaces, no final newline": '{\n    "a": {\n        "b": true\n    }\n}',
+    "CRLF": '{\r\n  "theme": "dark", // mine\r\n  "vim": true\r\n}\r\n',
+    "byte-order mark": '\ufeff{\n  "a": 1\n}\n',
     "escapes and unicode": '{\n  "name": "caf\\u00e9 \\"quoted\\" é",\n  "url": "http://x/*y*/"\n}\n',
 }
 
@@ -128,3 +130,8 @@ def test_a_comment_marker_inside_a_string_is_text():
     document = parse_json_document('{"url": "http://x//y", "b": "/* no */"}', "f", False)
     assert document.data == {"url": "http://x//y", "b": "/* no */"}
     assert not document.has_comments
+
+
+def test_lines_added_to_a_crlf_file_end_in_crlf():
+    after, _ = install_then_remove('{\r\n  "a": 1\r\n}\r\n')
+    assert "\n" not in after.replace("\r\n", "")

@@ -22,6 +22,7 @@ ROUND_TRIPS = {
     "explicit parent table": '[mcp_servers]\n\n[mcp_servers.docs]\ncommand="x"\n',
     "array of tables last": '[[profiles]]\nname = "a"\n',
     "dotted keys": 'mcp_servers.docs.command = "x"\n',
+    "CRLF": '# c\r\nmodel = "o3"\r\n\r\n[tui]\r\nb = 1\r\n',
 }
 
 

@@ -5,13 +5,15 @@ editors started from a dock or a desktop launcher (Cursor, VS Code, Zed, Windsur
 the PATH of the user's shell: a bare `wherein` from a virtualenv or pipx would not be found.
 When that script is missing (a `pip install --user` puts it elsewhere), the same interpreter
 runs the module: `<python> -m wherein.cli`. Either way the agent runs the wherein that was
-installed, whatever PATH says. `--command NAME` overrides it, for a project file shared by a
-team whose members keep wherein in different places.
+installed, whatever PATH says. `--command` overrides it (split like a shell line, so
+`--command "uvx wherein"` works), for a project file shared by a team whose members keep
+wherein in different places.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -22,8 +24,8 @@ SCRIPT_NAME = "wherein"
 
 def server_command(override: str | None = None) -> list[str]:
     """The program (and leading arguments) before `serve`."""
-    if override:
-        return [override]
+    if override and shlex.split(override):
+        return shlex.split(override)
     # Not resolved: a virtualenv's python is a symlink to the base interpreter, and following
     # it would lose the virtualenv (and wherein with it).
     interpreter = Path(sys.executable).absolute()

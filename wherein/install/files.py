@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
 
 from wherein.errors import ConfigError
 
-__all__ = ["BACKUP_SUFFIX", "delete_file", "read_text", "unified_diff", "write_atomic"]
+__all__ = [
+    "BACKUP_SUFFIX",
+    "delete_file",
+    "match_newlines",
+    "newline_of",
+    "read_text",
+    "unified_diff",
+    "write_atomic",
+]
 
 BACKUP_SUFFIX = ".bak"
 # A new file gets the mode any editor would give it: read-write for all, less the umask.
@@ -88,6 +97,20 @@ def unified_diff(path: Path, before: str | None, after: str | None) -> str:
         tofile=str(path) if after is not None else "/dev/null",
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def newline_of(text: str) -> str:
+    """ "\r\n" for a file written with CRLF throughout, else "\n"."""
+    if "\r\n" in text and "\n" not in text.replace("\r\n", ""):
+        return "\r\n"
+    return "\n"
+
+
+def match_newlines(original: str, edited: str) -> str:
+    """`edited` with the lines it added ending like `original`'s (CRLF files stay CRLF)."""
+    if newline_of(original) == "\r\n":
+        return re.sub(r"(?<!\r)\n", "\r\n", edited)
+    return edited
 
 
 def _mode_of(path: Path) -> int:

@@ -8,6 +8,8 @@ re-reading of a range recall just returned.
 
 from __future__ import annotations
 
+from wherein.install.files import match_newlines, newline_of
+
 __all__ = ["BEGIN", "END", "SNIPPET", "with_snippet", "without_snippet"]
 
 BEGIN = "<!-- wherein:begin (added by 'wherein install --with-instructions') -->"
@@ -31,11 +33,12 @@ def with_snippet(text: str | None) -> str:
     span = _find(current)
     if span is not None:
         start, end = span
-        return current[:start] + SNIPPET + current[end:]
+        return match_newlines(current, current[:start] + SNIPPET + current[end:])
     if not current:
         return SNIPPET
     # One blank line before the snippet; `without_snippet` takes exactly that line back.
-    return current + ("\n" if current.endswith("\n") else "\n\n") + SNIPPET
+    separator = "\n" if current.endswith("\n") else "\n\n"
+    return match_newlines(current, current + separator + SNIPPET)
 
 
 def without_snippet(text: str) -> str:
@@ -45,8 +48,9 @@ def without_snippet(text: str) -> str:
         return text
     start, end = span
     before, after = text[:start], text[end:]
-    if before.endswith("\n\n"):
-        before = before[:-1]
+    newline = newline_of(text)
+    if before.endswith(newline * 2):
+        before = before[: -len(newline)]
     return before + after
 
 
@@ -59,6 +63,7 @@ def _find(text: str) -> tuple[int, int] | None:
     if end == -1:
         return None
     end += len(END)
-    if text.startswith("\n", end):
-        end += 1
+    for newline in ("\r\n", "\n"):
+        if text.startswith(newline, end):
+            return start, end + len(newline)
     return start, end

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wherein.errors import ConfigError
+from wherein.install.files import match_newlines
 
 __all__ = ["JsonDocument", "parse_json_document"]
 
@@ -27,8 +28,8 @@ _TOKEN = re.compile(
     r"|//[^\n]*"
     r"|/\*.*?\*/"
     r"|[{}\[\],:]"
-    r"|[^\s{}\[\],:\"/]+"
-    r"|\s+",
+    r"|[^\s{}\[\],:\"/\ufeff]+"
+    r"|[\s\ufeff]+",  # a byte-order mark counts as whitespace
     re.DOTALL,
 )
 _DEFAULT_INDENT = "  "  # what Claude Code, Cursor, VS Code and Zed write into a fresh file
@@ -71,7 +72,7 @@ class _Scanner:
             first = text[start]
             if first == "/":
                 self.comments.append((start, end))
-            elif not first.isspace():
+            elif not (first.isspace() or first == "\ufeff"):
                 self.tokens.append((start, end))
             position = end
         self.index = 0
@@ -203,7 +204,7 @@ class JsonDocument:
                 nested: Any = value
                 for inner in reversed(path[depth + 1 :]):
                     nested = {inner: nested}
-                return self._insert(node, key, nested)
+                return match_newlines(self.text, self._insert(node, key, nested))
             if member.value.kind != "object":
                 raise ConfigError(
                     f"'{'.'.join(path[: depth + 1])}' in {self.where} is not an object, so "
@@ -213,13 +214,14 @@ class JsonDocument:
             node = member.value
         member = _find(node, path[-1])
         if member is None:
-            return self._insert(node, path[-1], value)
+            return match_newlines(self.text, self._insert(node, path[-1], value))
         if _starts_line(self.text, member.key_start):
             indent = _line_indent(self.text, member.key_start)
             rendered = _render(value, indent, self._unit())
         else:  # a member sharing its line stays on one line
             rendered = json.dumps(value, ensure_ascii=False)
-        return self.text[: member.value.start] + rendered + self.text[member.value.end :]
+        edited = self.text[: member.value.start] + rendered + self.text[member.value.end :]
+        return match_newlines(self.text, edited)
 
     def without_member(self, path: tuple[str, ...]) -> str:
         """The text with the member at `path` removed (unchanged when it is absent)."""
@@ -339,6 +341,8 @@ def parse_json_document(text: str, where: str, allow_comments: bool) -> JsonDocu
             "again."
         )
     blanked = list(source)
+    if source.startswith("\ufeff"):
+        blanked[0] = " "  # json.loads refuses a BOM; the spans keep it
     for start, end in scanner.comments:
         blanked[start:end] = " " * (end - start)
     for comma in scanner.trailing_commas:

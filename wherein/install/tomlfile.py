@@ -18,11 +18,12 @@ import tomlkit.exceptions
 import tomlkit.items
 
 from wherein.errors import ConfigError
+from wherein.install.files import match_newlines, newline_of
 
 __all__ = ["TomlDocument", "parse_toml_document"]
 
 # A `[table]` or `[[array]]` header on its own line, with an optional trailing comment.
-_HEADER = re.compile(r"^[ \t]*\[\[?([^\[\]\n]+)\]\]?[ \t]*(?:#[^\n]*)?$", re.MULTILINE)
+_HEADER = re.compile(r"^[ \t]*\[\[?([^\[\]\r\n]+)\]\]?[ \t]*(?:#[^\r\n]*)?\r?$", re.MULTILINE)
 
 
 class TomlDocument:
@@ -52,7 +53,7 @@ class TomlDocument:
         if current is None:
             separator = "" if not self.text else ("\n" if self.text.endswith("\n") else "\n\n")
             block = f"[{'.'.join(path)}]\n" + tomlkit.dumps(table)
-            spliced = self.text + separator + block
+            spliced = match_newlines(self.text, self.text + separator + block)
             if _parses_to(spliced, expected):
                 return spliced
         document = _parse(self.text, self.where)
@@ -109,8 +110,9 @@ class TomlDocument:
                 end = position
                 break
         result = self.text[:start] + self.text[end:]
-        if end == len(self.text) and result.endswith("\n\n"):
-            result = result[:-1]  # the blank line install put before the table
+        newline = newline_of(self.text)
+        if end == len(self.text) and result.endswith(newline * 2):
+            result = result[: -len(newline)]  # the blank line install put before the table
         return result
 
 
