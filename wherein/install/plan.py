@@ -16,7 +16,7 @@ from wherein.install.agents import PINNED, REGISTRY, USER, Agent
 from wherein.install.files import read_text
 from wherein.install.instructions import with_snippet, without_snippet
 from wherein.install.jsonc import parse_json_document
-from wherein.install.record import Created, recall_created
+from wherein.install.record import Created, created_in
 from wherein.install.tomlfile import parse_toml_document
 
 __all__ = [
@@ -143,7 +143,7 @@ def plan_uninstall(names: list[str], scopes: tuple[str, ...], workspace: Path) -
                 before = read_text(target)
                 if before is not None and before != without_snippet(before):
                     after: str | None = without_snippet(before)
-                    created = recall_created(target)
+                    created = created_in(target)
                     if created.file and not after.strip():
                         after = None
                     plan.changes.append(FileChange("instructions", target, before, after, created))
@@ -228,7 +228,7 @@ def _uninstall_change(agent: Agent, scope: str, path: Path) -> FileChange | None
     key = (*agent.servers_key, SERVER_NAME)
     if document.get(key) is None:
         return None
-    created = recall_created(path)
+    created = created_in(path)
     label = f"{agent.title} ({scope} scope)"
     if agent.file_format == "toml":
         text = document.without_table(key)

@@ -17,7 +17,7 @@ from pathlib import Path
 from wherein.index.location import data_home
 from wherein.install.files import read_text, write_atomic
 
-__all__ = ["Created", "forget", "recall_created", "remember"]
+__all__ = ["Created", "forget", "created_in", "remember"]
 
 RECORD_NAME = "agent-installs.json"
 
@@ -55,7 +55,7 @@ def _save(records: dict[str, dict]) -> None:
     write_atomic(_record_path(), json.dumps(records, indent=2, sort_keys=True) + "\n", None)
 
 
-def recall_created(path: Path) -> Created:
+def created_in(path: Path) -> Created:
     """What install created in `path` (nothing, if there is no note)."""
     entry = _load().get(str(path))
     if not isinstance(entry, dict):
@@ -72,7 +72,7 @@ def remember(path: Path, created: Created) -> None:
     if not (created.file or created.keys or created.dirs):
         return
     records = _load()
-    merged = recall_created(path).merged(created)
+    merged = created_in(path).merged(created)
     records[str(path)] = {"file": merged.file, "keys": merged.keys, "dirs": merged.dirs}
     _save(records)
 
