@@ -6,8 +6,8 @@ server, so they go through exactly what the embedders use (`wherein.embedding.gu
 environment proxies. Two dialects: Ollama's `/api/chat` and OpenAI's `/v1/chat/completions`
 (llama.cpp's server, LM Studio, vLLM, Ollama too).
 
-httpx and the client are imported when a question is asked, not with this module: a search
-with both steps off (the default) should not pay for loading an HTTP stack.
+httpx and the client are imported by `load_client`, not with this module: a search with both
+steps off (the default) should not pay for loading an HTTP stack.
 """
 
 from __future__ import annotations
@@ -23,7 +23,15 @@ from wherein.errors import ModelStepError, ModelTimeout
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["OLLAMA", "OPENAI", "ChatModel", "ask_model", "chat_model", "json_block"]
+__all__ = [
+    "OLLAMA",
+    "OPENAI",
+    "ChatModel",
+    "ask_model",
+    "chat_model",
+    "json_block",
+    "load_client",
+]
 
 OLLAMA = "ollama"
 OPENAI = "openai"
@@ -96,6 +104,16 @@ def chat_model(settings: Settings, step: str) -> ChatModel:
         allow_remote=settings["embedding.allow_remote"],
         keep_alive=settings["embedding.keep_alive"],
     )
+
+
+def load_client() -> None:
+    """Import the HTTP client in the calling thread, before a step's worker needs it.
+
+    A worker importing httpx while the search thread imports the embedding model would
+    contend for the same import locks, and on a cold start spend its deadline importing.
+    """
+    import wherein.embedding.http  # noqa: F401
+    import wherein.embedding.transport  # noqa: F401
 
 
 def ask_model(target: ChatModel, system: str, user: str, *, timeout_s: float) -> str:

@@ -12,7 +12,7 @@ import threading
 from typing import Any
 
 from wherein.config import Settings
-from wherein.ranking.chat import ask_model, chat_model, json_block
+from wherein.ranking.chat import ask_model, chat_model, json_block, load_client
 from wherein.ranking.step import FAILED, USED, PendingStep, StepStatus, downgrade, start_step
 
 __all__ = [
@@ -77,6 +77,8 @@ def start_expansion(
         target = chat_model(settings, "expansion")
         return ask_model(target, SYSTEM_PROMPT, query, timeout_s=settings["expansion.timeout_s"])
 
+    if settings["expansion.enabled"]:
+        load_client()
     pending = start_step(
         "expansion",
         work if settings["expansion.enabled"] else None,

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from wherein.config import Settings
-from wherein.ranking.chat import ask_model, chat_model, json_block
+from wherein.ranking.chat import ask_model, chat_model, json_block, load_client
 from wherein.ranking.step import FAILED, OFF, USED, StepStatus, downgrade, start_step
 
 __all__ = [
@@ -77,6 +77,7 @@ def rerank(
     if count < 2:
         return items, StepStatus(OFF, "fewer than two candidates: nothing to reorder")
     prompt = rerank_prompt(query, passages[:count])
+    load_client()
 
     def work() -> str:
         target = chat_model(settings, "rerank")
