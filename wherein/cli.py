@@ -67,6 +67,14 @@ def _build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the recall tool to an agent (MCP, stdio)")
     serve.add_argument("--workspace", help="the folder to serve (default: the current one)")
 
+    history = commands.add_parser("history", help="recall your own agent conversations")
+    history_actions = history.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    history_actions.add_parser("index", help="index Claude Code and Codex transcripts")
+    recall = history_actions.add_parser("search", help="quote the conversations that match")
+    recall.add_argument("query", help="what the conversation was about")
+    recall.add_argument("--limit", type=int, help="how many conversations (default 5)")
+    recall.add_argument("--json", action="store_true", help="print one JSON object")
+
     install = commands.add_parser("install", help="register wherein with your coding agents")
     uninstall = commands.add_parser("uninstall", help="remove wherein from your coding agents")
     for sub in (install, uninstall):
@@ -119,6 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "install": _install,
             "uninstall": _install,
             "doctor": _doctor,
+            "history": _history,
         }[args.command]
         return handler(args)
     except WhereinError as err:
@@ -347,6 +356,12 @@ def _can_encode(stream, text: str) -> bool:
     except (UnicodeEncodeError, LookupError):
         return False
     return True
+
+
+def _history(args: argparse.Namespace) -> int:
+    from wherein.history.command import run_history
+
+    return run_history(args, _settings(None), sys.stdout, sys.stderr)
 
 
 def _install(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from wherein import __version__
+from wherein.history.prompt import PROMPT_NAME, get_history_prompt, history_prompt
 from wherein.plugin.schema import DESCRIPTION, TOOL_NAME, input_schema, output_schema
 from wherein.plugin.session import RecallSession
 from wherein.plugin.tool import run_recall
@@ -53,8 +54,14 @@ def recall_tool() -> types.Tool:
     )
 
 
-def create_server(workspace: Path, session_name: str | None = None) -> Server[RecallSession]:
-    """An MCP server answering `recall` over `workspace`; each connection is one session."""
+def create_server(
+    workspace: Path, session_name: str | None = None, *, history: bool = True
+) -> Server[RecallSession]:
+    """An MCP server answering `recall` over `workspace`; each connection is one session.
+
+    With `history`, it also offers the `recall-history` prompt: the person's to invoke, never
+    a tool, so the tool list is the same either way.
+    """
 
     @asynccontextmanager
     async def lifespan(_server: Server[RecallSession]) -> AsyncIterator[RecallSession]:
@@ -87,6 +94,18 @@ def create_server(workspace: Path, session_name: str | None = None) -> Server[Re
             is_error=outcome.is_error,
         )
 
+    async def list_prompts(
+        ctx: ServerRequestContext[RecallSession], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[history_prompt()])
+
+    async def get_prompt(
+        ctx: ServerRequestContext[RecallSession], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        if params.name != PROMPT_NAME:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt {params.name!r}.")
+        return await get_history_prompt(params)
+
     return Server(
         "wherein",
         version=__version__,
@@ -94,6 +113,8 @@ def create_server(workspace: Path, session_name: str | None = None) -> Server[Re
         lifespan=lifespan,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_prompts=list_prompts if history else None,
+        on_get_prompt=get_prompt if history else None,
     )
 
 
