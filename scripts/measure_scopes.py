@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     from wherein.index.location import INDEX_FILE_NAME, index_dir
     from wherein.index.store import open_store
     from wherein.indexing import build_index
+    from wherein.scope import scope_gap
 
     settings = load_settings(workspace)
     started = time.monotonic()
@@ -70,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             wrong = rng.choice(others)
             for focus, label in ((package, 0), (wrong, 1)):
                 stats = _statistics(sims, owner == focus)
+                stats["scope_gap"] = scope_gap(sims, owner == focus)
                 rows.append({"query": query, "package": package, "focus": focus,
                              "weak": label, **stats})  # fmt: skip
     store.close()
@@ -169,6 +171,15 @@ def _report(rows: list[dict], packages: list[str]) -> None:
             f"{name:<14}{_auc(scores, labels):>6.3f}  {('>=' if sign > 0 else '<=')}"
             f"{shown:>8.3f}  {train_acc:>13.3f}  {false_notice:>27.1%}  {caught:>27.1%}"
         )
+    from wherein.scope import WEAK_GAP
+
+    gaps = np.array([r["scope_gap"] for r in rows], dtype=float)
+    fired = gaps >= WEAK_GAP
+    print(
+        f"the rule, scope_gap >= WEAK_GAP ({WEAK_GAP}), all {len(rows) // 2} queries: notice "
+        f"on the right scope {fired[labels == 0].mean():.1%}, on a wrong scope "
+        f"{fired[labels == 1].mean():.1%}"
+    )
 
 
 if __name__ == "__main__":

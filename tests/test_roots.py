@@ -39,6 +39,8 @@ def library(tmp_path):
         "widgets/node_modules/leftpad/index.js": "function padLeftNested() {}\n",
         "widgets/vendor/site-packages/inner/mod.py": "def nested_site_function(): pass\n",
         "widgets/.venv/lib/x.py": "def venv_function(): pass\n",
+        "widgets-1.0.dist-info/METADATA": "Name: widgets\n\nDraw a widget.\n",
+        "widgets.egg-info/PKG-INFO": "Name: widgets\n",
         "__pycache__/render.cpython-311.pyc": b"\x00\x01",
     })  # fmt: skip
 
@@ -121,7 +123,7 @@ def test_the_root_is_entered_whatever_it_is_called_but_the_skip_list_applies_bel
     assert nested == []
 
 
-def test_nested_node_modules_site_packages_and_virtualenvs_below_a_root_are_not_indexed(
+def test_nested_package_stores_virtualenvs_and_metadata_below_a_root_are_not_indexed(
     workspace, library
 ):
     search(workspace, "widget", [f"deps={library}"])

@@ -61,6 +61,9 @@ SKIPPED_DIRS = frozenset(
         "dist-packages",
     }
 )
+# Packaging metadata beside installed code: RECORD hash lists, METADATA copies of a README.
+# In a site-packages root they were 477 files and 3,233 chunks of noise (README "Focus scopes").
+METADATA_DIR_SUFFIXES = (".dist-info", ".egg-info")
 IGNORE_FILE_NAMES = (".gitignore", ".whereinignore")
 # git's own rule for "is this binary": a NUL byte in the first 8 KiB.
 BINARY_SNIFF_BYTES = 8192
@@ -220,7 +223,11 @@ def _walk_dir(
             report.unreadable.append(f"{root.display(rel)} ({err.strerror or err})")
             continue
         if stat.S_ISDIR(info.st_mode):
-            if entry.name in SKIPPED_DIRS or _is_virtualenv(Path(entry.path)):
+            if (
+                entry.name in SKIPPED_DIRS
+                or entry.name.endswith(METADATA_DIR_SUFFIXES)
+                or _is_virtualenv(Path(entry.path))
+            ):
                 continue
             if not rules.ignored(rel, is_dir=True):
                 subdirs.append((Path(entry.path), rel))
