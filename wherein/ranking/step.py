@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from wherein.config import KEYS, MAX_TIMEOUT_S, MIN_TIMEOUT_S
-from wherein.errors import ModelStepError, ModelTimeout, WhereinError
+from wherein.errors import ModelTimeout, WhereinError
 
 __all__ = [
     "CANCELLED",
@@ -151,10 +151,10 @@ class PendingStep(Generic[T]):
             if self.cancel.is_set():
                 return None, self._status(CANCELLED, "the search was cancelled")
         if isinstance(self._error, ModelTimeout):
-            return None, self._status(TIMED_OUT, str(self._error))
-        if isinstance(self._error, ModelStepError):
-            return None, self._status(FAILED, str(self._error))
-        if isinstance(self._error, WhereinError):  # the guard's ConfigError and the like
+            # The same words as when this thread's own clock runs out: the two race at the
+            # deadline, and which one wins must not change what the user reads.
+            return None, self._status(TIMED_OUT, self._late())
+        if isinstance(self._error, WhereinError):  # ModelStepError, the guard's ConfigError
             return None, self._status(FAILED, str(self._error))
         if self._error is not None:
             raise self._error
