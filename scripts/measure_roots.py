@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", action="append", required=True, help="a library folder")
     parser.add_argument("--query", action="append", default=[])
     parser.add_argument("--limit", type=int, default=5)
+    parser.add_argument("--focused", action="store_true", help="also focused on app/")
     parser.add_argument("--work", help="a folder to keep the workspace and index in (resumable)")
     args = parser.parse_args(argv)
 
@@ -82,12 +83,15 @@ def main(argv: list[str] | None = None) -> int:
             if p.startswith(item["label"] + "/") and any(n in p.split("/")[1:-1] for n in NESTED)
         )
     report["queries"] = []
-    for query in args.query:
+    runs = [(q, None) for q in args.query] + [(q, "app") for q in args.query if args.focused]
+    for query, focus in runs:
         started = time.monotonic()
-        result = run_search(query, workspace=workspace, settings=settings, limit=args.limit)
+        result = run_search(query, workspace=workspace, settings=settings, limit=args.limit,
+                            focus=focus)  # fmt: skip
         seconds = time.monotonic() - started
         report["queries"].append({
-            "query": query, "seconds": round(seconds, 2), "warnings": result.warnings,
+            "query": query, "focus": focus, "seconds": round(seconds, 2),
+            "warnings": result.warnings,
             "returned_chars": result.returned_chars, "whole_files_chars": result.source_chars,
             "top": [{"path": h.path, "lines": f"{h.start_line}-{h.end_line}",
                      "symbols": list(h.symbols[:3]), "excerpt_chars": len(h.excerpt)}

@@ -432,9 +432,12 @@ class Store:
         if not path_prefixes:
             sql, params = "SELECT count(*) FROM postings GROUP BY term_id", []
         else:
+            # CROSS JOIN fixes the order: files in scope first, then their postings by index.
+            # Left to itself SQLite scans every posting (5.5 M rows in a site-packages root:
+            # 21 s for a one-file focus, 1 ms this way).
             sql = (
-                "SELECT count(*) FROM postings p JOIN chunks c ON c.id = p.chunk_id "
-                "JOIN files f ON f.id = c.file_id WHERE "
+                "SELECT count(*) FROM files f CROSS JOIN chunks c ON c.file_id = f.id "
+                "CROSS JOIN postings p ON p.chunk_id = c.id WHERE "
                 + " OR ".join("f.path LIKE ? ESCAPE '\\'" for _ in path_prefixes)
                 + " GROUP BY p.term_id"
             )
