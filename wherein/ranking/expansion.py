@@ -77,14 +77,13 @@ def start_expansion(
         target = chat_model(settings, "expansion")
         return ask_model(target, SYSTEM_PROMPT, query, timeout_s=settings["expansion.timeout_s"])
 
-    if settings["expansion.enabled"]:
-        load_client()
     pending = start_step(
         "expansion",
         work if settings["expansion.enabled"] else None,
         timeout_s=settings["expansion.timeout_s"],
         timeout_key="expansion.timeout_s",
         cancel=cancel,
+        prepare=load_client,
     )
     return Expansion(query, pending)
 

@@ -77,7 +77,6 @@ def rerank(
     if count < 2:
         return items, StepStatus(OFF, "fewer than two candidates: nothing to reorder")
     prompt = rerank_prompt(query, passages[:count])
-    load_client()
 
     def work() -> str:
         target = chat_model(settings, "rerank")
@@ -85,7 +84,7 @@ def rerank(
 
     answer, status = start_step(
         "rerank", work, timeout_s=settings["rerank.timeout_s"], timeout_key="rerank.timeout_s",
-        cancel=cancel,
+        cancel=cancel, prepare=load_client,
     ).wait()  # fmt: skip
     if status.status != USED or answer is None:
         return items, status

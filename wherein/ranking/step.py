@@ -88,6 +88,7 @@ class PendingStep(Generic[T]):
         timeout_s: float,
         timeout_key: str,
         cancel: threading.Event | None,
+        prepare: Callable[[], None] | None = None,
     ) -> None:
         self.name = name
         self.timeout_s = clamp_timeout(timeout_s, timeout_key)
@@ -104,6 +105,8 @@ class PendingStep(Generic[T]):
         elif cancel is not None and cancel.is_set():
             self._outcome = (None, StepStatus(CANCELLED, "the search was cancelled before it"))
         else:
+            if prepare is not None:
+                prepare()  # on the step's clock: what it costs is added latency too
             worker = threading.Thread(target=self._run, args=(work,), daemon=True,
                                       name=f"wherein-{name}")  # fmt: skip
             worker.start()
@@ -119,7 +122,7 @@ class PendingStep(Generic[T]):
 
         try:
             # Reads, writes and connects end at the deadline too, so an abandoned call stops.
-            with request_deadline(self.timeout_s):
+            with request_deadline(self._started + self.timeout_s - time.monotonic()):
                 self._value = work()
         except BaseException as err:  # noqa: BLE001 - handed to the waiting thread, not lost
             self._error = err
@@ -178,9 +181,14 @@ def start_step(
     timeout_s: float,
     timeout_key: str,
     cancel: threading.Event | None = None,
+    prepare: Callable[[], None] | None = None,
 ) -> PendingStep[T]:
-    """Start `work` (None: the step is off) in a worker thread under its own deadline."""
-    return PendingStep(name, work, timeout_s=timeout_s, timeout_key=timeout_key, cancel=cancel)
+    """Start `work` (None: the step is off) in a worker thread under its own deadline.
+
+    `prepare` runs first in the calling thread, on the step's clock (see `chat.load_client`).
+    """
+    return PendingStep(name, work, timeout_s=timeout_s, timeout_key=timeout_key, cancel=cancel,
+                       prepare=prepare)  # fmt: skip
 
 
 def downgrade(status: StepStatus, to: str, reason: str) -> StepStatus:
