@@ -29,8 +29,10 @@ How a conversation is drawn (one seeded random.Random, so a seed gives the same 
 One planted conversation (Claude, project shop) settles how a nightly supplier sync should
 wait and try again after an outage, sharing no word, no token of wherein's tokenizer (stems
 and identifier parts included) and no substring with the planted query "retrying transient
-network failures"; other conversations do use its words (test failures, a network blip in
-the rate limiter, dependencies installed over the network), so keywords alone point elsewhere.
+network failures"; other conversations do use its words, mostly one at a time (test
+failures, a network blip in the rate limiter, a transient stale read), and a few CI
+conversations (a "rare" line, in about a quarter of them) mention CI failures from the network
+dropping, so keywords alone point elsewhere.
 
 OUT/expected.json holds the generator's own counts (conversations and the messages history
 must index), the planted query and where its answer is. With --grow N, N transcripts chosen by
@@ -217,7 +219,7 @@ TOPICS: dict[str, dict] = {
             "{func} in {file} now reads through Redis with a 10-minute TTL; a product page "
             "costs one round trip when warm.",
             "Saving a product now calls {func}, which deletes its keys, so an edit shows up "
-            "at once instead of when the TTL runs out.",
+            "at once instead of when the TTL runs out; a transient stale read is acceptable.",
             "Redis: we run six web processes, and an in-process cache would hold six "
             "different answers after an edit.",
             "A short lock per key lets one request rebuild while the others wait briefly or "
@@ -284,7 +286,7 @@ TOPICS: dict[str, dict] = {
             "Yes: the bucket lives in Redis and is updated by one Lua script, so all six "
             "processes share it.",
             "If Redis is unreachable over the network the limiter lets requests through: "
-            "failing open beats locking everyone out over a transient fault.",
+            "failing open beats locking everyone out during a brief outage.",
         ],
     },
     "feature_flag": {
@@ -345,6 +347,10 @@ TOPICS: dict[str, dict] = {
             "The `--durations=20` report shows three tests building the large fixture per "
             "test; it is module-scoped now.",
         ],
+        "rare": [
+            "Two of last week's CI failures were the network dropping mid-install; the pip "
+            "cache makes that rarer.",
+        ],
     },
 }
 
@@ -374,6 +380,7 @@ DETAILS = [
 ]
 ASIDES = ["Quick one: ", "Back to this. ", "Morning! ", "Another thing: ", "", "", ""]
 DETAIL_SHARE = 0.8
+RARE_SHARE = 0.25  # a topic's "rare" lines come up in about a quarter of its conversations
 CLOSERS = [
     "Tests pass locally ({n} passed).",
     "I ran the suite: {n} passed, none skipped.",
@@ -495,6 +502,9 @@ class Generator:
             if rng.random() < 0.5:
                 replies.append(self._fill(rng.choice(CLOSERS), topic))
             out.append((rng.choice(ASIDES) + self._fill(ask, topic), replies))
+        for line in topic.get("rare", []):
+            if rng.random() < RARE_SHARE:
+                out[rng.randrange(len(out))][1].append(self._fill(line, topic))
         return topic, out
 
     # -- Claude Code ----------------------------------------------------------

@@ -22,7 +22,8 @@ from wherein.embedding.base import Embedder
 from wherein.errors import EmbedderError
 from wherein.history.embedder import local_embedder
 from wherein.history.errors import NoLocalEmbedder
-from wherein.history.search import EMBEDDER_KEY, MEAN_IDF_KEY
+from wherein.history.keywords import MEAN_IDF_KEY
+from wherein.history.search import EMBEDDER_KEY
 from wherein.history.store import (
     ConversationState,
     Fingerprint,

@@ -18,22 +18,27 @@ from wherein.embedding.base import Embedder
 from wherein.errors import EmbedderError, UsageError
 from wherein.history.embedder import local_embedder
 from wherein.history.errors import NoLocalEmbedder
+from wherein.history.keywords import keyword_order
 from wherein.history.records import format_date
 from wherein.history.store import HistoryStore, history_index_path, open_history_store
 from wherein.history.transcripts import find_transcripts
-from wherein.ranking.bm25 import average_idf, bm25_scores
 from wherein.ranking.fusion import fuse_rrf
-from wherein.ranking.tokens import query_tokens
 
-__all__ = ["DEFAULT_LIMIT", "HistoryResult", "Quotation", "search_history"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "EMBEDDER_KEY",
+    "MAX_LIMIT",
+    "HistoryResult",
+    "Quotation",
+    "search_history",
+]
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 50
 # Messages each ranker hands to fusion. Several messages of one conversation can hold the top
 # places, so the pool is deeper than the conversations asked for.
-CANDIDATES_PER_RANKER = 200
+CANDIDATES_PER_RANKER = 100  # as for code (wherein.search)
 CANDIDATES_PER_RESULT = 20
-MEAN_IDF_KEY = "mean_idf"
 EMBEDDER_KEY = "embedder"
 
 
@@ -134,7 +139,7 @@ def _rank(store: HistoryStore, query: str, limit: int, embedder: Embedder) -> li
     if len(ids) == 0:
         return []
     depth = max(CANDIDATES_PER_RANKER, limit * CANDIDATES_PER_RESULT)
-    orders = [_bm25_order(store, query, ids, lengths, depth)]
+    orders = [keyword_order(store, query, ids, lengths, depth)]
     vector_ids, matrix = store.vectors()
     similarity = np.zeros(0, dtype=np.float32)
     if len(vector_ids):
@@ -181,20 +186,6 @@ def _rank(store: HistoryStore, query: str, limit: int, embedder: Embedder) -> li
         if len(results) == limit:
             break
     return results
-
-
-def _bm25_order(store: HistoryStore, query: str, ids, lengths, depth: int) -> list[int]:
-    terms = query_tokens(query)
-    postings = {}
-    for term in terms:
-        message_ids, counts = store.postings(term)
-        positions = np.clip(np.searchsorted(ids, message_ids), 0, len(ids) - 1)
-        keep = ids[positions] == message_ids
-        postings[term] = (positions[keep], counts[keep])
-    cached = store.get_meta(MEAN_IDF_KEY)
-    mean_idf = float(cached) if cached else average_idf(store.document_frequencies(), len(ids))
-    scores = bm25_scores(terms, postings, lengths, mean_idf)
-    return [int(ids[i]) for i in _top(scores, depth) if scores[i] > 0]
 
 
 def _top(scores: np.ndarray, n: int) -> np.ndarray:
