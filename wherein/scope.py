@@ -42,7 +42,7 @@ RESOLVED_WORKSPACE = "workspace"
 # deviations of the scope's own similarities: the focus is probably the wrong window.
 # Measured with scripts/measure_scopes.py (10 real libraries, 120 docstring queries, each
 # focused on its own library and on another; threshold chosen on 5 libraries, checked on 5):
-# see the README section "Focus scopes" for the figures.
+# figures in the README, "Focus scopes and extra source roots".
 WEAK_GAP = 0.5
 # Below this many embedded chunks a scope's spread is noise; the index's spread stands in.
 MIN_SPREAD_CHUNKS = 10
