@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import itertools
 import json
 import os
@@ -131,6 +132,17 @@ def test_the_page_is_self_contained_and_allows_no_other_source(summary):
     data = re.search(r'<script type="application/json" id="wherein-data">\n(.*?)\n</script>',
                      page, flags=re.DOTALL)[1]  # fmt: skip
     assert [c["id"] for c in json.loads(data)["charts"]] == ["steps", "sessions", "cost", "usage"]
+
+
+def test_each_canvas_is_named_and_described_in_words(summary):
+    page = render_html(summary)
+    for spec in chart_specs(summary):
+        canvas = re.search(rf'<canvas id="chart-{spec["id"]}"[^>]*>', page)[0]
+        assert 'role="img"' in canvas
+        assert f'aria-describedby="caption-{spec["id"]}"' in canvas
+        caption = re.search(rf'<figcaption id="caption-{spec["id"]}">(.*?)</figcaption>', page)
+        assert html.unescape(caption[1]) == spec["alt"]
+    assert page.count("<details>") == 3  # a data table under steps, cost and recall usage
 
 
 def test_the_vendored_library_is_the_published_file_with_its_licences():

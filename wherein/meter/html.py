@@ -151,8 +151,11 @@ def _page_title(summary: dict) -> str:
 def _header(summary: dict, rows: dict) -> list[str]:
     lead = (
         f"{summary['sessions']:,} sessions, {summary['requests']:,} model requests, "
-        f"{_usd(summary['cost_usd'])}; {rows['period'].replace('ALL SESSIONS', '').strip()}"
+        f"{_usd(summary['cost_usd'])}"
     )
+    period = rows["period"].replace("ALL SESSIONS", "").strip()
+    if period:
+        lead = f"{lead}; {period}"
     filters = summary.get("filters") or {}
     chosen = [f"--{k} {v}" for k, v in filters.items() if v]
     lines = [
@@ -173,13 +176,15 @@ def _header(summary: dict, rows: dict) -> list[str]:
 def _figure(spec: dict) -> list[str]:
     if spec["empty"]:
         return [f'<p class="empty">{_e(spec["empty"])}</p>']
-    alt = spec["alt"]
+    # The canvas is named by its title and described by the caption, which says in words what
+    # it shows; the same words are its fallback content where canvas is not drawn at all.
+    alt, chart_id = _e(spec["alt"]), spec["id"]
     return [
         "<figure>",
-        f'<div class="{CHART_HEIGHT_CLASS[spec["id"]]}">'
-        f'<canvas id="chart-{spec["id"]}" role="img" aria-label="{_e(alt)}">{_e(alt)}</canvas>'
+        f'<div class="{CHART_HEIGHT_CLASS[chart_id]}"><canvas id="chart-{chart_id}" role="img" '
+        f'aria-label="{_e(spec["title"])}" aria-describedby="caption-{chart_id}">{alt}</canvas>'
         "</div>",
-        f"<figcaption>{_e(alt)}</figcaption>",
+        f'<figcaption id="caption-{chart_id}">{alt}</figcaption>',
         "</figure>",
     ]
 
