@@ -25,7 +25,7 @@ from wherein.ranking.bm25 import average_idf, bm25_scores
 from wherein.ranking.expansion import Expansion, start_expansion
 from wherein.ranking.fusion import fuse_rrf
 from wherein.ranking.rerank import rerank
-from wherein.ranking.signals import SIGNALS, Candidate, apply_signals
+from wherein.ranking.signals import SIGNALS, Candidate, apply_signals, copied_directories
 from wherein.ranking.step import OFF, StepStatus
 from wherein.ranking.tokens import query_tokens
 from wherein.ranking.vector import similarities
@@ -368,7 +368,8 @@ def _rank(store: Store, query, limit, prefixes, embedder, settings, signals, wor
         for cid, score in fused.items()
         if cid in rows
     ]  # fmt: skip
-    ranked = _drop_overlaps(apply_signals(query, candidates, signals))
+    copies = copied_directories(store.file_paths()) if "penalty" in signals else frozenset()
+    ranked = _drop_overlaps(apply_signals(query, candidates, signals, copies))
     if steps is not None:
         ranked = steps.reorder(query, ranked, rows)
     ranked = ranked[:limit]
