@@ -20,6 +20,7 @@ import numpy as np
 
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
 from wherein.index.migrations import MIGRATIONS, apply_migrations
+from wherein.index.vector_cache import load_vector_cache, save_vector_cache
 
 __all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "TermIds", "open_store"]
 
@@ -394,6 +395,12 @@ class Store:
         conn.executemany(
             "UPDATE chunks SET has_vector = 1 WHERE text_hash = ?", [(h,) for h, _ in items]
         )
+        self._bump_vectors_version(conn)
+
+    def _bump_vectors_version(self, conn: sqlite3.Connection) -> None:
+        """Mark that the set of vectors changed, so the derived vector cache is rebuilt."""
+        row = conn.execute("SELECT value FROM meta WHERE key = 'vectors_version'").fetchone()
+        self.set_meta(conn, "vectors_version", str(int(row[0] if row else 0) + 1))
 
     def drop_orphan_vectors(self, conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks)")
@@ -401,6 +408,7 @@ class Store:
     def clear_vectors(self, conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM vectors")
         conn.execute("UPDATE chunks SET has_vector = 0")
+        self._bump_vectors_version(conn)
 
     # -- reads for search -----------------------------------------------------
 
@@ -446,7 +454,26 @@ class Store:
         return np.array([r[0] for r in rows], dtype=np.int64)
 
     def vectors(self, chunk_ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(chunk ids, unit vectors) for chunks that have a vector."""
+        """(chunk ids, unit vectors) for chunks that have a vector.
+
+        Served from the derived cache file when it matches the index state, else read
+        from SQLite and cached for the next search.
+        """
+        key = "/".join(
+            self.get_meta(name) or "0" for name in ("generation", "vectors_version", "embedder")
+        )
+        cached = load_vector_cache(self.path, key)
+        if cached is None:
+            ids, matrix = self._read_vectors()
+            save_vector_cache(self.path, key, ids, matrix)
+        else:
+            ids, matrix = cached
+        if chunk_ids is not None and len(ids):
+            keep = np.isin(ids, chunk_ids)
+            ids, matrix = ids[keep], matrix[keep]
+        return ids, matrix
+
+    def _read_vectors(self) -> tuple[np.ndarray, np.ndarray]:
         rows = self.conn.execute(
             "SELECT c.id, v.vector FROM chunks c JOIN vectors v ON v.text_hash = c.text_hash "
             "ORDER BY c.id"
@@ -455,11 +482,7 @@ class Store:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-        matrix = matrix.reshape(len(rows), -1)
-        if chunk_ids is not None:
-            keep = np.isin(ids, chunk_ids)
-            ids, matrix = ids[keep], matrix[keep]
-        return ids, matrix
+        return ids, matrix.reshape(len(rows), -1)
 
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         found: dict[int, ChunkRow] = {}

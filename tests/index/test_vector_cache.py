@@ -1,0 +1,53 @@
+"""The derived vector cache: used when it matches the index, rebuilt when it does not."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.helpers import HashingEmbedder, write_tree
+from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.refresh import embed_pending, refresh_index
+from wherein.index.store import open_store
+from wherein.index.vector_cache import CACHE_NAME
+from wherein.workspace import Root
+
+LIMIT = 1 << 20
+
+
+def _store(tmp_path):
+    repo = write_tree(
+        tmp_path / "repo", {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(5)}
+    )
+    store = open_store(index_dir(repo) / INDEX_FILE_NAME)
+    refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    embed_pending(store, HashingEmbedder(), budget_s=None)
+    return repo, store
+
+
+def test_vectors_are_cached_and_the_cache_matches_sqlite(tmp_path):
+    _, store = _store(tmp_path)
+    ids, matrix = store.vectors()
+    assert (store.path.parent / CACHE_NAME).is_file()
+    again_ids, again = store.vectors()
+    direct_ids, direct = store._read_vectors()
+    np.testing.assert_array_equal(again_ids, direct_ids)
+    np.testing.assert_array_equal(again, direct)
+    assert len(ids) == 5
+
+
+def test_new_vectors_and_new_files_rebuild_the_cache(tmp_path):
+    repo, store = _store(tmp_path)
+    before, _ = store.vectors()
+    (repo / "extra.py").write_text("def extra():\n    return 9\n")
+    refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    embed_pending(store, HashingEmbedder(), budget_s=None)
+    after, _ = store.vectors()
+    assert len(after) == len(before) + 1
+
+
+def test_a_damaged_cache_is_ignored(tmp_path):
+    _, store = _store(tmp_path)
+    store.vectors()
+    (store.path.parent / CACHE_NAME).write_bytes(b"not a numpy file")
+    ids, _ = store.vectors()
+    assert len(ids) == 5
