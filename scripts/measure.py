@@ -108,7 +108,16 @@ def run(cmd: list[str], env: dict[str, str], on_poll=None) -> Run:
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            cmd,
+            env=env,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            # A shell without job control starts background jobs with SIGINT ignored, and the
+            # child would inherit that: restore the default so the RSS run can be interrupted.
+            preexec_fn=_default_sigint if on_poll else None,
+        )
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG if on_poll else 0)
             if pid:
@@ -127,6 +136,10 @@ def run(cmd: list[str], env: dict[str, str], on_poll=None) -> Run:
             stdout=out.read().decode("utf-8", "replace"),
             stderr=err.read().decode("utf-8", "replace"),
         )
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def median_run(runs: list[Run]) -> dict:
