@@ -109,3 +109,18 @@ def test_a_one_file_workspace_still_finds_its_match(tmp_path):
     result = run_search("frobnicate", workspace=repo, settings=load_settings(repo),
                         cold_budget_s=0.0)  # fmt: skip
     assert [hit.path for hit in result.hits] == ["only.py"]
+
+
+def test_a_no_op_index_does_not_load_the_model(repo, monkeypatch):
+    import wherein.indexing as indexing
+
+    settings = load_settings(repo)
+    build_index(repo, settings)
+    loads = []
+    real = indexing.create_embedder
+    monkeypatch.setattr(indexing, "create_embedder", lambda s: loads.append(1) or real(s))
+    summary = build_index(repo, settings)
+    assert summary.report.files_changed == 0 and loads == []
+    (repo / "app" / "new.py").write_text("def added():\n    return 1\n")
+    summary = build_index(repo, settings)
+    assert summary.chunks_embedded == 1 and loads == [1]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wherein.config import Settings
-from wherein.embedding.registry import create_embedder
+from wherein.embedding.registry import create_embedder, in_process_identity
 from wherein.errors import EndpointUnreachable, IndexBusy
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import Progress, RefreshReport, embed_pending, index_lock, refresh_index
@@ -101,9 +101,10 @@ def build_index(
 
             pending = 0
             try:
-                embedder = create_embedder(settings)
-                embedded = embed_pending(store, embedder, budget_s=None, progress=counted,
-                                         paths_first=[focus] if focus else [])  # fmt: skip
+                if not _nothing_to_embed(store, settings):
+                    embedder = create_embedder(settings)
+                    embedded = embed_pending(store, embedder, budget_s=None, progress=counted,
+                                             paths_first=[focus] if focus else [])  # fmt: skip
             except EndpointUnreachable as err:
                 pending = store.pending_count()[1]
                 left = (
@@ -120,3 +121,12 @@ def build_index(
         finally:
             store.close()
     return IndexSummary(report, embedded, time.monotonic() - started, tuple(notices), pending)
+
+
+def _nothing_to_embed(store, settings: Settings) -> bool:
+    """True when every chunk has a vector from the configured in-process model.
+
+    Then a no-op `wherein index` need not load the model (about 0.4 s of its 1.5 s).
+    """
+    key = in_process_identity(settings)
+    return key is not None and store.get_meta("embedder") == key and not store.pending_count()[1]

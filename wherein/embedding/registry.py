@@ -8,7 +8,7 @@ from wherein.config import Settings
 from wherein.embedding.base import Embedder
 from wherein.errors import ConfigError
 
-__all__ = ["REGISTRY", "create_embedder"]
+__all__ = ["REGISTRY", "create_embedder", "in_process_identity"]
 
 
 def _minilm(settings: Settings) -> Embedder:
@@ -41,6 +41,23 @@ REGISTRY: dict[str, Callable[[Settings], Embedder]] = {
     "ollama": _ollama,
     "openai": _openai,
 }
+
+
+def in_process_identity(settings: Settings) -> str | None:
+    """The identity key of an in-process provider, known without loading its model.
+
+    None for HTTP providers, whose vector width is learnt from the server.
+    """
+    name = settings["embedding.provider"]
+    if name == "minilm":
+        from wherein.embedding.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder.identity.key()
+    if name == "static":
+        from wherein.embedding.static import StaticEmbedder
+
+        return StaticEmbedder.identity.key()
+    return None
 
 
 def create_embedder(settings: Settings) -> Embedder:
