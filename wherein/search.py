@@ -170,13 +170,41 @@ def run_search(
     # Started first so the model thinks while the index is refreshed; collected in _rank.
     steps = _Steps(start_expansion(text, settings, cancel), settings, cancel)
     try:
-        return _search_index(directory, text, limit, workspace, settings, scope, prefixes,
-                             plan, budget, embedder, signals, steps, list(warnings), False)
+        return _search_index(
+            directory,
+            text,
+            limit,
+            workspace,
+            settings,
+            scope,
+            prefixes,
+            plan,
+            budget,
+            embedder,
+            signals,
+            steps,
+            list(warnings),
+            False,
+        )
     except sqlite3.DatabaseError:
         # A search skips the whole-file integrity scan; a read that fails says the file is
         # damaged, so open it again the way `wherein index` does: checked, moved aside if bad.
-        return _search_index(directory, text, limit, workspace, settings, scope, prefixes,
-                             plan, budget, embedder, signals, steps, list(warnings), True)
+        return _search_index(
+            directory,
+            text,
+            limit,
+            workspace,
+            settings,
+            scope,
+            prefixes,
+            plan,
+            budget,
+            embedder,
+            signals,
+            steps,
+            list(warnings),
+            True,
+        )
 
 
 def _search_index(directory, text, limit, workspace, settings, scope, prefixes, plan, budget,
