@@ -40,10 +40,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from wherein.index.location import INDEX_FILE_NAME, index_dir
-from wherein.index.refresh import EMBED_BATCH
-from wherein.workspace import SKIPPED_DIRS
-
 TARGET_INDEX_S = 30.0
 TARGET_EMBED_RATIO = 0.85  # the pipeline within 15% of the raw model
 TARGET_NOOP_S = 1.5
@@ -80,6 +76,31 @@ WARMUP_QUERY = "where is the garbage collector tuned"
 # by the walk anyway.
 COPY_IGNORED_TOP = frozenset({"site-packages"})
 COPY_IGNORED_ANYWHERE = frozenset({"__pycache__"})
+# The model-load baseline runs as a bare snippet, so no import of this script counts against it.
+MODEL_LOAD_SNIPPET = (
+    "import json, time; t = time.perf_counter(); "
+    "from wherein.embedding.minilm import MiniLMEmbedder; i = time.perf_counter(); "
+    "MiniLMEmbedder(); "
+    "print(json.dumps({'import_s': i - t, 'load_s': time.perf_counter() - i}))"
+)
+
+
+def _embed_batch() -> int:
+    from wherein.index.refresh import EMBED_BATCH
+
+    return EMBED_BATCH
+
+
+def _index_db(workspace: Path, home: str | None = None) -> Path:
+    from wherein.index.location import INDEX_FILE_NAME, index_dir
+
+    return index_dir(workspace, {"WHEREIN_HOME": home} if home else None) / INDEX_FILE_NAME
+
+
+def _skipped_dirs() -> frozenset[str]:
+    from wherein.workspace import SKIPPED_DIRS
+
+    return SKIPPED_DIRS
 
 
 @dataclass
@@ -161,9 +182,13 @@ def percentile(values: list[float], share: float) -> float:
 # -- drivers: run in fresh processes as `measure.py --driver NAME ...` -----------------------
 
 
-def driver_baseline(corpus: str, mode: str, max_bytes: int) -> dict:
-    """Plain os.walk over the same tree, pruning the same directories; read+sha256 or lstat."""
-    skipped = SKIPPED_DIRS
+def driver_baseline(corpus: str, mode: str, max_bytes: int, skip_dirs: str) -> dict:
+    """Plain os.walk over the same tree, pruning the same directories; read+sha256 or lstat.
+
+    Only the standard library is imported in this process, so the baseline carries no
+    import cost of wherein.
+    """
+    skipped = frozenset(skip_dirs.split(","))
     files = total = 0
     started = time.perf_counter()
     for directory, dirs, names in os.walk(corpus):
@@ -193,9 +218,9 @@ def driver_refresh(corpus: str) -> dict:
     imported = time.perf_counter()
     workspace = resolve_workspace(corpus)
     settings = load_settings(workspace)
-    directory = index_dir(workspace)
-    with index_lock(directory, wait=True):
-        store = open_store(directory / INDEX_FILE_NAME)
+    db = _index_db(workspace)
+    with index_lock(db.parent, wait=True):
+        store = open_store(db)
         try:
             report = refresh_index(
                 store,
@@ -213,7 +238,7 @@ def driver_refresh(corpus: str) -> dict:
         "chunks_written": report.chunks_written,
         "skipped": dict(report.skipped),
         "counts": counts,
-        "index_bytes": (directory / INDEX_FILE_NAME).stat().st_size,
+        "index_bytes": db.stat().st_size,
     }
 
 
@@ -231,7 +256,8 @@ def driver_embed(corpus: str, sample: int, skip_model: bool) -> dict:
     from wherein.index.refresh import embed_pending
     from wherein.index.store import open_store
 
-    store = open_store(index_dir(Path(corpus).resolve()) / INDEX_FILE_NAME)
+    store = open_store(_index_db(Path(corpus).resolve()))
+    batch = _embed_batch()
     identity = MiniLMEmbedder.identity
     rows = store.conn.execute("SELECT id, text_hash FROM chunks ORDER BY id").fetchall()
     if skip_model:
@@ -263,11 +289,11 @@ def driver_embed(corpus: str, sample: int, skip_model: bool) -> dict:
     result["sample"] = len(texts)
     result["mean_tokens"] = statistics.fmean(lengths) if lengths else 0.0
     result["at_token_cap"] = sum(n >= 128 for n in lengths)
-    embedder.embed(texts[:EMBED_BATCH])  # warm-up: onnxruntime's first runs are slower
+    embedder.embed(texts[:batch])  # warm-up: onnxruntime's first runs are slower
 
     def raw_batches() -> None:
-        for start in range(0, len(texts), EMBED_BATCH):
-            embedder.embed(texts[start : start + EMBED_BATCH])
+        for start in range(0, len(texts), batch):
+            embedder.embed(texts[start : start + batch])
 
     done: list[int] = []
     result["raw_before_s"], result["raw_before_cpu_s"] = _timed(raw_batches)
@@ -277,7 +303,7 @@ def driver_embed(corpus: str, sample: int, skip_model: bool) -> dict:
     result["pipeline_chunks"] = done[0]
     # embed_pending re-runs the pending query per batch, and that query scans from the first
     # chunk: time one scan over the now fully embedded index to project the full-index cost.
-    result["pending_scan_s"], _ = _timed(lambda: store.pending_texts(EMBED_BATCH))
+    result["pending_scan_s"], _ = _timed(lambda: store.pending_texts(batch))
     if sample:  # bracket the pipeline, and show what one length-sorted pass would cost
         result["raw_after_s"], result["raw_after_cpu_s"] = _timed(raw_batches)
         result["raw_sorted_s"], result["raw_sorted_cpu_s"] = _timed(lambda: embedder.embed(texts))
@@ -285,28 +311,17 @@ def driver_embed(corpus: str, sample: int, skip_model: bool) -> dict:
     return result
 
 
-def driver_model_load() -> dict:
-    started = time.perf_counter()
-    from wherein.embedding.minilm import MiniLMEmbedder
-
-    imported = time.perf_counter()
-    MiniLMEmbedder()
-    return {"import_s": imported - started, "load_s": time.perf_counter() - imported}
-
-
-DRIVERS = {"baseline", "refresh", "embed", "model_load"}
+DRIVERS = {"baseline", "refresh", "embed"}
 
 
 def run_driver(args: argparse.Namespace) -> int:
     name = args.driver
     if name == "baseline":
-        out = driver_baseline(args.corpus, args.mode, args.max_bytes)
+        out = driver_baseline(args.corpus, args.mode, args.max_bytes, args.skip_dirs)
     elif name == "refresh":
         out = driver_refresh(args.corpus)
-    elif name == "embed":
-        out = driver_embed(args.corpus, args.embed_sample, args.skip_embed)
     else:
-        out = driver_model_load()
+        out = driver_embed(args.corpus, args.embed_sample, args.skip_embed)
     sys.stdout.write(json.dumps(out) + "\n")
     return 0
 
@@ -344,13 +359,14 @@ class Bench:
     # 1 -----------------------------------------------------------------------------------
     def index_no_embed(self) -> None:
         max_bytes = str(self.args.max_bytes)
+        skip = ["--skip-dirs", ",".join(sorted(_skipped_dirs()))]
         self.note("baseline: os.walk + read + sha256, os.walk + lstat")
         read = [
-            self.driver("baseline", "unused", "--mode", "read", "--max-bytes", max_bytes)
+            self.driver("baseline", "unused", "--mode", "read", "--max-bytes", max_bytes, *skip)
             for _ in range(REPEATS)
         ]
         stat = [
-            self.driver("baseline", "unused", "--mode", "stat", "--max-bytes", max_bytes)
+            self.driver("baseline", "unused", "--mode", "stat", "--max-bytes", max_bytes, *skip)
             for _ in range(REPEATS)
         ]
         self.results["baseline_walk_read_sha256"] = median_run(read) | read[0].json_tail()
@@ -390,7 +406,7 @@ class Bench:
         bare = [run([self.python, "-c", "pass"], env) for _ in range(REPEATS)]
         imp = [run([self.python, "-c", "import wherein"], env) for _ in range(REPEATS)]
         imp_cli = [run([self.python, "-c", "import wherein.cli"], env) for _ in range(REPEATS)]
-        load = [self.driver("model_load", "home") for _ in range(REPEATS)]
+        load = [run([self.python, "-c", MODEL_LOAD_SNIPPET], env) for _ in range(REPEATS)]
         self.results["baseline_python"] = median_run(bare)
         self.results["baseline_import_wherein"] = median_run(imp)
         self.results["baseline_import_wherein_cli"] = median_run(imp_cli)
@@ -431,8 +447,7 @@ class Bench:
     def rss_run(self) -> None:
         stop_at = min(self.args.embed_sample or RSS_RUN_CHUNKS, RSS_RUN_CHUNKS)
         self.note(f"peak RSS: `wherein index` from scratch, stopped after {stop_at} vectors")
-        db = index_dir(self.corpus.resolve(), {"WHEREIN_HOME": str(self.scratch / "rss")})
-        db = db / INDEX_FILE_NAME
+        db = _index_db(self.corpus.resolve(), str(self.scratch / "rss"))
         series: list[tuple[float, int, float]] = []
         state = {"interrupted_at": None}
 
@@ -470,7 +485,7 @@ def project_full_index(emb: dict) -> dict:
         [emb["raw_before_s"], emb.get("raw_after_s", emb["raw_before_s"])]
     )
     model_s = emb["chunks"] / raw_rate
-    batches = emb["chunks"] / EMBED_BATCH
+    batches = emb["chunks"] / _embed_batch()
     query_s = batches / 2 * emb["pending_scan_s"]
     return {
         "model_s": model_s,
@@ -520,7 +535,7 @@ def copy_stdlib(destination: Path) -> Path:
 def corpus_stats(corpus: Path) -> dict:
     files = py_files = py_lines = 0
     for directory, dirs, names in os.walk(corpus):
-        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS]
+        dirs[:] = [d for d in dirs if d not in _skipped_dirs()]
         for name in names:
             files += 1
             if name.endswith(".py"):
@@ -565,7 +580,7 @@ def table(results: dict, args: argparse.Namespace) -> list[tuple[str, str, str, 
             (
                 f"2 embedding ({label})",
                 f"{pipe:.1f} chunks/s (embed_pending)",
-                f"raw embed x{EMBED_BATCH} {raw:.1f}/s{sorted_note}",
+                f"raw embed x{_embed_batch()} {raw:.1f}/s{sorted_note}",
                 f"{pipe / raw:.2f}",
                 f">= {TARGET_EMBED_RATIO:.2f} {verdict(pipe / raw >= TARGET_EMBED_RATIO)}",
             )
@@ -680,6 +695,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-bytes", type=int, default=1048576, help=argparse.SUPPRESS)
     parser.add_argument("--driver", choices=sorted(DRIVERS), help=argparse.SUPPRESS)
     parser.add_argument("--mode", choices=("read", "stat"), help=argparse.SUPPRESS)
+    parser.add_argument("--skip-dirs", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.embed_sample < 0:
         parser.error("--embed-sample must be 0 (all chunks) or a positive count")
