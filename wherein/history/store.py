@@ -22,6 +22,7 @@ from wherein.history.errors import HistoryMissing
 from wherein.history.migrations import MIGRATIONS, apply_migrations
 from wherein.history.records import Conversation
 from wherein.index.location import data_home
+from wherein.index.vector_cache import stack_vectors
 from wherein.ranking.tokens import tokenize
 
 __all__ = [
@@ -361,11 +362,7 @@ class HistoryStore:
             "SELECT m.id, v.vector FROM messages m JOIN vectors v ON v.text_hash = m.text_hash "
             "ORDER BY m.id"
         ).fetchall()
-        if not rows:
-            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-        return ids, matrix.reshape(len(rows), -1)
+        return stack_vectors(rows)
 
     def message_rows(self, ids: Sequence[int]) -> dict[int, MessageRow]:
         found: dict[int, MessageRow] = {}

@@ -20,7 +20,7 @@ import numpy as np
 
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
 from wherein.index.migrations import MIGRATIONS, apply_migrations
-from wherein.index.vector_cache import load_vector_cache, save_vector_cache
+from wherein.index.vector_cache import load_vector_cache, save_vector_cache, stack_vectors
 
 __all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "TermIds", "open_store"]
 
@@ -478,11 +478,7 @@ class Store:
             "SELECT c.id, v.vector FROM chunks c JOIN vectors v ON v.text_hash = c.text_hash "
             "ORDER BY c.id"
         ).fetchall()
-        if not rows:
-            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-        return ids, matrix.reshape(len(rows), -1)
+        return stack_vectors(rows)
 
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         found: dict[int, ChunkRow] = {}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["load_vector_cache", "save_vector_cache"]
+__all__ = ["load_vector_cache", "save_vector_cache", "stack_vectors"]
 
 CACHE_NAME = "vectors.npz"
 
@@ -46,3 +46,12 @@ def save_vector_cache(index_path: Path, key: str, ids: np.ndarray, matrix: np.nd
     except OSError:
         with contextlib.suppress(OSError):
             tmp.unlink()
+
+
+def stack_vectors(rows: list[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, matrix) from SQLite rows of (id, float32 vector bytes), in row order."""
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+    return ids, matrix.reshape(len(rows), -1)
