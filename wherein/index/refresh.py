@@ -21,7 +21,7 @@ from pathlib import Path
 
 from wherein.chunking import chunk_source, skip_reason
 from wherein.embedding.base import Embedder
-from wherein.errors import IndexBusy, IndexUnwritable
+from wherein.errors import IndexUnwritable
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
 from wherein.index.store import NewChunk, Store, embedding_text, open_store
 from wherein.ranking.tokens import document_terms
@@ -252,9 +252,3 @@ def _check_identity(store: Store, embedder: Embedder) -> None:
 
 def open_workspace_store(workspace: Path) -> Store:
     return open_store(index_dir(workspace) / INDEX_FILE_NAME)
-
-
-def busy_error(workspace: Path) -> IndexBusy:
-    return IndexBusy(
-        f"Another wherein process is updating the index of {workspace}. Wait for it to finish."
-    )
