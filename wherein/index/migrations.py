@@ -81,7 +81,17 @@ def m002_pending_flag(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_tables, m002_pending_flag]
+def m003_chunk_lengths_index(conn: sqlite3.Connection) -> None:
+    """A covering index of (id, n_tokens): BM25 reads every chunk's length on each search,
+    and without it SQLite walks the table rows, texts and all (8% of a stdlib search)."""
+    conn.execute("CREATE INDEX chunks_lengths ON chunks(id, n_tokens)")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    m001_create_tables,
+    m002_pending_flag,
+    m003_chunk_lengths_index,
+]
 
 
 def apply_migrations(conn: sqlite3.Connection) -> None:
