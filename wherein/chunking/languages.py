@@ -100,10 +100,16 @@ def parser_for(language: str):  # -> tree_sitter.Parser | None
         return None
 
 
+# Grammars whose declaration nodes are another's: TSX is TypeScript plus JSX, so it
+# compiles typescript.scm against its own grammar rather than keeping a copy.
+QUERY_SOURCES: dict[str, str] = {"tsx": "typescript"}
+
+
 @cache
 def definition_query(language: str):  # -> tree_sitter.Query | None
     """The compiled declaration query of a language, if it ships one."""
-    resource = resources.files("wherein.chunking").joinpath("queries", f"{language}.scm")
+    source = QUERY_SOURCES.get(language, language)
+    resource = resources.files("wherein.chunking").joinpath("queries", f"{source}.scm")
     if not resource.is_file():
         return None
     from tree_sitter import Query
