@@ -22,6 +22,12 @@ from wherein.history.errors import HistoryMissing
 from wherein.history.migrations import MIGRATIONS, apply_migrations
 from wherein.history.records import Conversation
 from wherein.index.location import data_home
+from wherein.index.transaction import (
+    is_unwritable,
+    read_meta,
+    write_meta,
+    write_transaction,
+)
 from wherein.index.vector_cache import stack_vectors
 from wherein.ranking.tokens import tokenize
 
@@ -103,7 +109,7 @@ def open_history_store(path: Path, *, create: bool) -> HistoryStore:
     except OSError as err:
         raise _unwritable(path, err) from err
     except sqlite3.OperationalError as err:
-        if _is_unwritable(err):
+        if is_unwritable(err):
             raise _unwritable(path, err) from err
         if "locked" in str(err).lower():  # busy is not broken: never move a live index aside
             raise IndexBusy(
@@ -124,11 +130,6 @@ def open_history_store(path: Path, *, create: bool) -> HistoryStore:
         store = HistoryStore(path)
         store.notice = f"The history index at {path} was unreadable ({err}); moved it to {aside}."
         return store
-
-
-def _is_unwritable(err: BaseException) -> bool:
-    text = str(err).lower()
-    return any(s in text for s in ("readonly", "read-only", "unable to open", "disk is full"))
 
 
 def _unwritable(path: Path, err: BaseException) -> IndexUnwritable:
@@ -171,39 +172,15 @@ class HistoryStore:
     def close(self) -> None:
         self.conn.close()
 
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as err:
-            if _is_unwritable(err):
-                raise _unwritable(self.path, err) from err
-            raise
-        try:
-            yield self.conn
-        except BaseException:
-            if self.conn.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    self.conn.execute("ROLLBACK")
-            raise
-        try:
-            self.conn.execute("COMMIT")
-        except sqlite3.OperationalError as err:
-            with contextlib.suppress(sqlite3.Error):
-                self.conn.execute("ROLLBACK")
-            raise _unwritable(self.path, err) from err
+        return write_transaction(self.conn, lambda err: _unwritable(self.path, err))
 
     def get_meta(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        return read_meta(self.conn, key)
 
     def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
+        write_meta(conn, key, value)
 
     # -- conversations --------------------------------------------------------
 

@@ -20,6 +20,12 @@ import numpy as np
 
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
 from wherein.index.migrations import MIGRATIONS, apply_migrations
+from wherein.index.transaction import (
+    is_unwritable,
+    read_meta,
+    write_meta,
+    write_transaction,
+)
 from wherein.index.vector_cache import load_vector_cache, save_vector_cache, stack_vectors
 
 __all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "TermIds", "open_store"]
@@ -95,7 +101,7 @@ def open_store(path: Path, verify: bool = False) -> Store:
     try:
         return Store(path, verify)
     except sqlite3.DatabaseError as err:
-        if _is_unwritable(err):
+        if is_unwritable(err):
             raise _unwritable(path, err) from err
         if _is_busy(err):  # locked is not broken: never move a live index aside
             raise IndexBusy(
@@ -127,11 +133,6 @@ def _aside_name(path: Path) -> Path:
 
 def _is_busy(err: sqlite3.Error) -> bool:
     return "database is locked" in str(err).lower()
-
-
-def _is_unwritable(err: sqlite3.Error) -> bool:
-    text = str(err).lower()
-    return any(s in text for s in ("readonly", "read-only", "unable to open", "disk is full"))
 
 
 def _unwritable(path: Path, err: BaseException) -> IndexUnwritable:
@@ -231,46 +232,17 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as err:
-            if _is_unwritable(err):
-                raise _unwritable(self.path, err) from err
-            raise
-        try:
-            yield self.conn
-        except BaseException as err:
-            # On SQLITE_FULL and SQLITE_IOERR SQLite may already have rolled back
-            # (sqlite.org/lang_transaction.html, "Response To Errors Within A Transaction");
-            # a second ROLLBACK would fail and hide the real error.
-            if self.conn.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    self.conn.execute("ROLLBACK")
-            if isinstance(err, sqlite3.OperationalError) and _is_unwritable(err):
-                raise _unwritable(self.path, err) from err
-            raise
-        try:
-            self.conn.execute("COMMIT")
-        except sqlite3.OperationalError as err:
-            with contextlib.suppress(sqlite3.Error):
-                self.conn.execute("ROLLBACK")
-            raise _unwritable(self.path, err) from err
+        return write_transaction(self.conn, lambda err: _unwritable(self.path, err))
 
     # -- metadata -------------------------------------------------------------
 
     def get_meta(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        return read_meta(self.conn, key)
 
     def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
+        write_meta(conn, key, value)
 
     def bump_generation(self, conn: sqlite3.Connection) -> None:
         """Mark that searchable content changed (cached statistics are now stale)."""
