@@ -31,14 +31,17 @@ class HashingEmbedder:
 
     identity = EmbedderIdentity("test-hashing", "bag-of-tokens", DIMENSION)
 
-    def __init__(self) -> None:
+    def __init__(self, dimension: int = DIMENSION) -> None:
         self.calls = 0
+        self.dimension = dimension
+        if dimension != DIMENSION:
+            self.identity = EmbedderIdentity("test-hashing", "bag-of-tokens", dimension)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         self.calls += 1
-        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             for token in tokenize(text):
                 digest = hashlib.blake2b(token.encode(), digest_size=4).digest()
-                out[row, int.from_bytes(digest, "little") % DIMENSION] += 1.0
+                out[row, int.from_bytes(digest, "little") % self.dimension] += 1.0
         return normalize_rows(out)

@@ -36,8 +36,9 @@ REPO = {
     ),
     "README.md": "# Demo\n\nA tiny app used by the tests.\n",
 }
-TOP_KEYS = {"query", "workspace", "scope", "results", "pending", "warnings", "usage",
-            "expansion", "rerank"}  # fmt: skip
+TOP_KEYS = set(
+    "query workspace scope results pending warnings usage expansion rerank tiers".split()
+)
 RESULT_KEYS = {
     "rank", "path", "root", "source_path", "start_line", "end_line", "symbols", "language",
     "score", "similarity", "stale", "truncated", "excerpt",

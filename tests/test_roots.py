@@ -47,8 +47,10 @@ def library(tmp_path):
 
 def search(workspace: Path, query: str, roots: list[str], **kwargs):
     settings = load_settings(workspace, environ={"WHEREIN_SCOPE_SOURCE_ROOTS": ",".join(roots)})
-    return run_search(query, workspace=workspace, settings=settings, embedder=HashingEmbedder(),
-                      **kwargs)  # fmt: skip
+    embedder = HashingEmbedder()
+    return run_search(
+        query, workspace=workspace, settings=settings, fast_embedder=embedder, **kwargs
+    )
 
 
 def indexed_paths(workspace: Path) -> set[str]:
@@ -215,7 +217,7 @@ def test_status_reports_unusable_roots_and_counts_the_usable_ones(tmp_path, work
 
 def test_read_status_counts_each_root(workspace, library):
     settings = load_settings(workspace, environ={"WHEREIN_SCOPE_SOURCE_ROOTS": str(library)})
-    run_search("widget", workspace=workspace, settings=settings, embedder=HashingEmbedder())
+    run_search("widget", workspace=workspace, settings=settings, fast_embedder=HashingEmbedder())
     plan = plan_roots(workspace, settings["scope.source_roots"])
     status = read_status(workspace, roots=plan.extra)
     assert status["roots"] == [

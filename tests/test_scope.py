@@ -30,7 +30,7 @@ def settings_for(workspace: Path, **env: str):
 def search(workspace: Path, query: str, focus: str | None = None, **kwargs):
     settings = kwargs.pop("settings", None) or load_settings(workspace, environ={})
     return run_search(query, workspace=workspace, settings=settings, focus=focus,
-                      embedder=HashingEmbedder(), **kwargs)  # fmt: skip
+                      fast_embedder=HashingEmbedder(), **kwargs)  # fmt: skip
 
 
 @pytest.fixture

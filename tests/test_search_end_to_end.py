@@ -47,8 +47,29 @@ def test_index_then_search_finds_the_handler_with_the_real_model(repo):
     assert result.hits[0].similarity is not None
     assert result.pending_chunks == 0
     payload = result.to_json()
-    assert set(payload) == {"query", "workspace", "scope", "results", "pending", "warnings",
-                            "usage", "expansion", "rerank"}  # fmt: skip
+    assert set(payload) == set(
+        "query workspace scope results pending warnings usage expansion rerank tiers".split()
+    )
+    assert payload["tiers"]["full"]["pending"] == 0 and payload["tiers"]["full"]["used"]
+    assert payload["tiers"]["fast"]["pending"] == 0  # built by 'wherein index' too
+    assert payload["tiers"]["fast"]["chunks"] == payload["tiers"]["full"]["chunks"] >= 4
+
+
+def test_a_first_search_answers_from_the_fast_tier_without_the_default_model(repo):
+    """Never indexed: the search builds the lexical index and the fast tier, nothing more."""
+    settings = load_settings(repo)
+    query = "wait longer after a failure and try again"
+    result = run_search(query, workspace=repo, settings=settings)
+    assert result.hits[0].path == "app/retry.py"
+    assert result.hits[0].similarity is not None  # ranked by the fast tier's vectors
+    tiers = result.to_json()["tiers"]
+    assert tiers["fast"]["used"] and tiers["fast"]["pending"] == 0
+    assert not tiers["full"]["used"] and tiers["full"]["chunks"] == 0
+    assert result.pending_chunks == tiers["full"]["pending"] >= 4
+    # 'wherein index' then fills the default model's tier; the next search ranks by it.
+    build_index(repo, settings)
+    again = run_search(query, workspace=repo, settings=settings)
+    assert again.to_json()["tiers"]["full"]["used"] and again.pending_chunks == 0
 
 
 def test_symbol_query_puts_the_definition_first(repo):

@@ -46,7 +46,7 @@ def refresh(tmp_path: Path, root: Path, max_file_bytes: int = LIMIT):
 
 def search_paths(root: Path, query: str) -> list[str]:
     result = run_search(query, workspace=root, settings=load_settings(root),
-                        embedder=HashingEmbedder())  # fmt: skip
+                        fast_embedder=HashingEmbedder())  # fmt: skip
     return [hit.path for hit in result.hits]
 
 
@@ -212,7 +212,8 @@ def test_names_with_a_newline_or_invalid_utf8_are_indexed_and_searchable(tmp_pat
     settings = load_settings(root)
     for query, expected in (("zebra_crossing", "pkg/two\nlines.py"),
                             ("okapi_grazing", "pkg/bad\\xffname.py")):  # fmt: skip
-        result = run_search(query, workspace=root, settings=settings, embedder=HashingEmbedder())
+        embedder = HashingEmbedder()
+        result = run_search(query, workspace=root, settings=settings, fast_embedder=embedder)
         assert result.hits[0].path == expected
         assert not result.hits[0].stale  # the real bytes of the name still reach the file
         text = json.dumps(result.to_json(), ensure_ascii=False)

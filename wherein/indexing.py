@@ -7,14 +7,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wherein.config import Settings
-from wherein.embedding.registry import create_embedder, in_process_identity
-from wherein.errors import EndpointUnreachable, IndexBusy
+from wherein.embedding.registry import (
+    create_embedder,
+    create_fast_embedder,
+    fast_tier_identity,
+    in_process_identity,
+)
+from wherein.errors import EmbedderError, EndpointUnreachable, IndexBusy
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import Progress, RefreshReport, embed_pending, index_lock, refresh_index
 from wherein.index.store import open_store
+from wherein.index.tiers import FAST
 from wherein.roots import plan_roots
 
 __all__ = ["IndexSummary", "build_index"]
+
+# The static model embeds a batch of 256 in tens of milliseconds: larger batches than the
+# default model's keep the per-transaction cost small beside the work.
+FAST_EMBED_BATCH = 256
 
 
 @dataclass(frozen=True)
@@ -100,6 +110,7 @@ def build_index(
                     progress(stage, done, total)
 
             pending = 0
+            _fill_fast_tier(store, settings, notices, progress)
             try:
                 if not _nothing_to_embed(store, settings):
                     embedder = create_embedder(settings)
@@ -121,6 +132,27 @@ def build_index(
         finally:
             store.close()
     return IndexSummary(report, embedded, time.monotonic() - started, tuple(notices), pending)
+
+
+def _fill_fast_tier(store, settings: Settings, notices: list[str], progress) -> None:
+    """Give every chunk its fast-tier vector first: seconds, and searches rank by meaning
+    while the configured model works through the rest."""
+    if fast_tier_identity(settings) is None:
+        return
+    current = store.get_meta(FAST.meta_key) == fast_tier_identity(settings)
+    if current and not store.pending_count(FAST)[1]:
+        return
+    try:
+        embed_pending(
+            store,
+            create_fast_embedder(settings),
+            budget_s=None,
+            tier=FAST,
+            batch=FAST_EMBED_BATCH,
+            progress=progress,
+        )
+    except EmbedderError as err:
+        notices.append(f"{err} The fast tier stays empty; the configured model still ranks.")
 
 
 def _nothing_to_embed(store, settings: Settings) -> bool:

@@ -6,7 +6,11 @@ from typing import TextIO
 
 __all__ = ["ProgressDisplay"]
 
-STAGE_LABELS = {"scan": "Reading files", "embed": "Embedding chunks"}
+STAGE_LABELS = {
+    "scan": "Reading files",
+    "fast": "Fast-tier vectors",
+    "embed": "Embedding chunks",
+}
 
 
 class ProgressDisplay:

@@ -16,20 +16,25 @@ import numpy as np
 
 from wherein.config import Settings
 from wherein.embedding.base import Embedder
-from wherein.embedding.registry import create_embedder
+from wherein.embedding.registry import (
+    check_endpoint,
+    create_embedder,
+    create_fast_embedder,
+    fast_tier_identity,
+)
 from wherein.errors import EmbedderError, IndexUnwritable, UsageError
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import embed_pending, index_lock, refresh_index
 from wherein.index.store import ChunkRow, Store, open_store
-from wherein.ranking.bm25 import average_idf, bm25_scores
+from wherein.index.tiers import FAST, FULL
+from wherein.indexing import FAST_EMBED_BATCH
 from wherein.ranking.expansion import Expansion, start_expansion
 from wherein.ranking.fusion import fuse_rrf
 from wherein.ranking.rerank import rerank
 from wherein.ranking.signals import SIGNALS, Candidate, apply_signals, copied_directories
 from wherein.ranking.step import OFF, StepStatus
 from wherein.ranking.tokens import query_tokens
-from wherein.ranking.vector import similarities
-from wherein.roots import plan_roots
+from wherein.roots import RootPlan, plan_roots
 from wherein.scope import (
     WEAK_GAP,
     Scope,
@@ -40,6 +45,7 @@ from wherein.scope import (
     unmatched_notice,
     weak_notice,
 )
+from wherein.tier_view import TierCoverage, TierView
 
 __all__ = ["Hit", "Scope", "SearchResult", "resolve_scope", "run_search"]
 
@@ -106,6 +112,7 @@ class SearchResult:
     source_chars: int = 0
     expansion: StepStatus = StepStatus(OFF)
     rerank: StepStatus = StepStatus(OFF)
+    tiers: dict[str, TierCoverage] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -118,6 +125,7 @@ class SearchResult:
             "usage": {"returned_chars": self.returned_chars, "source_chars": self.source_chars},
             "expansion": self.expansion.to_json(),
             "rerank": self.rerank.to_json(),
+            "tiers": {name: coverage.to_json() for name, coverage in self.tiers.items()},
         }
 
 
@@ -136,6 +144,22 @@ def _validate(query: str, limit: int) -> tuple[str, list[str]]:
     return text, warnings
 
 
+@dataclass(frozen=True)
+class _Request:
+    """One search, resolved: what to rank, where, and with which budget."""
+
+    text: str
+    limit: int
+    workspace: Path
+    settings: Settings
+    scope: Scope
+    prefixes: list[str]
+    plan: RootPlan
+    budget: float
+    signals: frozenset[str]
+    warnings: tuple[str, ...]
+
+
 def run_search(
     query: str,
     *,
@@ -146,10 +170,19 @@ def run_search(
     focus: str | None = None,
     cold_budget_s: float | None = None,
     embedder: Embedder | None = None,
+    fast_embedder: Embedder | None = None,
     signals: frozenset[str] = SIGNALS,
     cancel: threading.Event | None = None,
 ) -> SearchResult:
-    """Answer one query over the workspace, refreshing the index within a time budget.
+    """Answer one query over the workspace, bringing the fast tiers up to date first.
+
+    The lexical index and the fast vector tier are refreshed within `cold_budget_s`; the
+    configured model's vectors are never computed here (unless that model is the fast one):
+    `wherein index` or a `wherein serve` session fills them, and until then the fast tier
+    ranks the chunks they lack.
+
+    `embedder` and `fast_embedder` are warm models a long-lived caller keeps; without them
+    each is loaded only if the index holds vectors it must rank.
 
     `cancel` stops the optional model steps (expansion, rerank) at once: none starts after
     it is set, and the search returns what the index alone ranks, saying so in their status.
@@ -162,75 +195,116 @@ def run_search(
     text, warnings = _validate(query, limit)
     scope = resolve_scope(workspace, focus, settings)
     under = relative_folder(workspace, path, "--path") if path else None
-    prefixes = narrowest_prefix(scope.focus, under)
     plan = plan_roots(workspace, settings["scope.source_roots"], scope.focus)
-    warnings.extend(plan.problems)
-    budget = settings["search.cold_budget_s"] if cold_budget_s is None else cold_budget_s
-    directory = index_dir(workspace)
+    request = _Request(
+        text=text,
+        limit=limit,
+        workspace=workspace,
+        settings=settings,
+        scope=scope,
+        prefixes=narrowest_prefix(scope.focus, under),
+        plan=plan,
+        budget=settings["search.cold_budget_s"] if cold_budget_s is None else cold_budget_s,
+        signals=signals,
+        warnings=(*warnings, *plan.problems),
+    )
+    models = _Models(settings, embedder, fast_embedder)
     # Started first so the model thinks while the index is refreshed; collected in _rank.
     steps = _Steps(start_expansion(text, settings, cancel), settings, cancel)
     try:
-        return _search_index(
-            directory,
-            text,
-            limit,
-            workspace,
-            settings,
-            scope,
-            prefixes,
-            plan,
-            budget,
-            embedder,
-            signals,
-            steps,
-            list(warnings),
-            False,
-        )
+        return _search_index(request, models, steps, verify=False)
     except sqlite3.DatabaseError:
         # A search skips the whole-file integrity scan; a read that fails says the file is
         # damaged, so open it again the way `wherein index` does: checked, moved aside if bad.
-        return _search_index(
-            directory,
-            text,
-            limit,
-            workspace,
-            settings,
-            scope,
-            prefixes,
-            plan,
-            budget,
-            embedder,
-            signals,
-            steps,
-            list(warnings),
-            True,
-        )
+        return _search_index(request, models, steps, verify=True)
 
 
-def _search_index(directory, text, limit, workspace, settings, scope, prefixes, plan, budget,
-                  embedder, signals, steps, warnings, verify) -> SearchResult:  # fmt: skip
+def _search_index(request: _Request, models: _Models, steps: _Steps, verify: bool) -> SearchResult:
+    warnings = list(request.warnings)
+    directory = index_dir(request.workspace)
     with index_lock(directory, wait=False) as locked:
         store = open_store(directory / INDEX_FILE_NAME, verify=verify)
         try:
             if store.notice:
                 warnings.append(store.notice)
                 store.notice = None  # said once; _warm reports only what happens next
-            embedder = _warm(store, plan.roots, settings, locked, budget, prefixes, embedder,
-                             warnings)  # fmt: skip
-            ranked = store
-            if scope.focus:  # the ranking and the scope check share query vectors and one read
-                ranked = _VectorMemo(store)
-                embedder = _QueryMemo(embedder) if embedder is not None else None
-            hits, source_chars = _rank(ranked, text, limit, prefixes, embedder, settings, signals,
-                                       str(workspace), warnings, steps)  # fmt: skip
-            if scope.focus:
-                warnings.extend(_scope_notice(ranked, scope.focus, embedder, text, hits))
+            _warm(store, request, locked, models, warnings)
+            view = TierView(store, models.for_ranking(store, warnings))
+            hits, source_chars = _rank(store, request, view, warnings, steps)
+            if request.scope.focus:
+                warnings.extend(_scope_notice(store, request.scope.focus, view, request.text, hits))
             pending_files, pending_chunks = store.pending_count()
+            coverage = _coverage(store, request.settings, view)
         finally:
             store.close()
     returned = sum(len(hit.excerpt) for hit in hits)
-    return SearchResult(text, str(workspace), scope, hits, pending_files, pending_chunks,
-                        warnings, returned, source_chars, *steps.statuses())  # fmt: skip
+    return SearchResult(
+        request.text,
+        str(request.workspace),
+        request.scope,
+        hits,
+        pending_files,
+        pending_chunks,
+        warnings,
+        returned,
+        source_chars,
+        *steps.statuses(),
+        tiers=coverage,
+    )
+
+
+class _Models:
+    """The embedders of one search: given by a warm caller, or loaded when first needed."""
+
+    def __init__(self, settings: Settings, full: Embedder | None, fast: Embedder | None) -> None:
+        if full is None:
+            check_endpoint(settings)
+        self.settings = settings
+        self.full = full
+        self.fast = fast
+        self.fast_failed = False
+
+    def fast_tier(self, warnings: list[str]) -> Embedder | None:
+        """The fast tier's model, or None (no fast tier, or it failed to load: said once)."""
+        if self.fast is None and not self.fast_failed:
+            try:
+                self.fast = create_fast_embedder(self.settings)
+            except EmbedderError as err:
+                self.fast_failed = True
+                warnings.append(f"{err} The fast tier is unavailable.")
+        return self.fast
+
+    def for_ranking(self, store: Store, warnings: list[str]) -> dict[str, Embedder | None]:
+        """The models whose vectors the index holds; the full model loads only then."""
+        models: dict[str, Embedder | None] = {}
+        if store.get_meta(FULL.meta_key) is not None and store.counts()["vectors"]:
+            if self.full is None:
+                try:
+                    self.full = create_embedder(self.settings)
+                except EmbedderError as err:
+                    warnings.append(f"{err} Ranked without the configured model's vectors.")
+            models[FULL.name] = self.full
+        if store.get_meta(FAST.meta_key) is not None:
+            models[FAST.name] = self.fast_tier(warnings)
+        return models
+
+
+def _coverage(store: Store, settings: Settings, view: TierView) -> dict[str, TierCoverage]:
+    used = {entry.tier.name for entry in view.tiers}
+    counts = store.counts()
+    coverage = {}
+    fast_model = fast_tier_identity(settings)
+    for tier, model in ((FULL, store.get_meta(FULL.meta_key)), (FAST, fast_model)):
+        if tier is FAST and fast_model is None:
+            continue
+        pending = store.pending_count(tier)[1]
+        coverage[tier.name] = TierCoverage(
+            model=model,
+            chunks=counts["chunks"] - pending,
+            pending=pending,
+            used=tier.name in used,
+        )
+    return coverage
 
 
 class _Steps:
@@ -250,8 +324,10 @@ class _Steps:
 
     def reorder(self, query: str, ranked: list[Candidate], rows) -> list[Candidate]:
         window = ranked[: self._settings["rerank.candidates"]]
-        passages = [f"{rows[c.chunk_id].path}:{c.start_line}-{c.end_line}\n"
-                    f"{rows[c.chunk_id].text}" for c in window]  # fmt: skip
+        passages = [
+            f"{rows[c.chunk_id].path}:{c.start_line}-{c.end_line}\n{rows[c.chunk_id].text}"
+            for c in window
+        ]
         ranked, self.rerank = rerank(query, ranked, passages, self._settings, self._cancel)
         return ranked
 
@@ -259,232 +335,141 @@ class _Steps:
         expansion = self.expansion
         if expansion is None:  # the index had nothing to rank, so its answer was not awaited
             pending = self._expansion.pending
-            expansion = StepStatus(OFF, "the index had nothing to rank") if pending.started \
-                else pending.wait()[1]  # fmt: skip
+            if pending.started:
+                expansion = StepStatus(OFF, "the index had nothing to rank")
+            else:
+                expansion = pending.wait()[1]
         return expansion, self.rerank
 
 
-class _QueryMemo:
-    """An embedder that answers a repeated one-text call (a query) from memory."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.identity = inner.identity
-        self._seen: dict[str, np.ndarray] = {}
-
-    def embed(self, texts):
-        if len(texts) == 1 and texts[0] in self._seen:
-            return self._seen[texts[0]]
-        vectors = self.inner.embed(texts)
-        if len(texts) == 1:
-            self._seen[texts[0]] = vectors
-        return vectors
-
-
-class _VectorMemo:
-    """The store, with every vector read once per search: reading them is the slowest step
-    on a large index, and the ranking and the scope check both need them."""
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self._all: tuple[np.ndarray, np.ndarray] | None = None
-
-    def __getattr__(self, name: str):
-        return getattr(self._store, name)
-
-    def vectors(self, chunk_ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        if self._all is None:
-            self._all = self._store.vectors()
-        ids, matrix = self._all
-        if chunk_ids is None or len(ids) == 0:
-            return ids, matrix
-        keep = np.isin(ids, chunk_ids)
-        return ids[keep], matrix[keep]
-
-
-def _scope_notice(store: Store, focus: str, embedder, query: str, hits: list[Hit]) -> list[str]:
+def _scope_notice(store: Store, focus: str, view: TierView, query: str, hits: list[Hit]):
     """Warn when the best match inside the focus is weak beside the rest of the index.
 
-    With vectors: `scope_gap` over every embedded chunk. Without (nothing embedded yet, or
-    no embedder): only the plain case, no hit inside while the query's words occur outside.
+    With vectors: `scope_gap` over every chunk of the tier that ranks most of the index.
+    Without (nothing embedded yet): only the plain case, no hit inside while the query's
+    words occur outside.
     """
-    if embedder is not None and store.get_meta("embedder") == embedder.identity.key():
-        vector_ids, matrix = store.vectors()
-        query_vector = _query_vector(embedder, query, None) if len(vector_ids) else None
-        if query_vector is not None:
+    if view.tiers:
+        entry = max(view.tiers, key=lambda t: len(t.ids))
+        try:
+            sims = entry.similarities(query)
+        except EmbedderError:
+            sims = None
+        if sims is not None:
             scope_ids, _ = store.chunk_table([focus])
-            gap = scope_gap(similarities(query_vector, matrix), np.isin(vector_ids, scope_ids))
+            gap = scope_gap(sims, np.isin(entry.ids, scope_ids))
             if gap is not None:
                 return [weak_notice(focus, gap)] if gap >= WEAK_GAP else []
-    if not hits and any(len(store.postings(term)[0]) for term in query_tokens(query)):
+    if not hits and store.lexical_matches(query_tokens(query)):
         return [unmatched_notice(focus)]
     return []
 
 
-def _warm(store, roots, settings, locked, budget, prefixes, embedder, warnings):
-    """Bring the index up to date and embed what fits the budget; returns the embedder."""
+def _warm(store: Store, request: _Request, locked: bool, models: _Models, warnings: list[str]):
+    """Bring the lexical index and the fast tier up to date within the budget."""
+    settings = request.settings
     if locked:
         try:
             report = refresh_index(
-                store, roots, max_file_bytes=settings["walk.max_file_bytes"],
-            )  # fmt: skip
+                store, request.plan.roots, max_file_bytes=settings["walk.max_file_bytes"]
+            )
         except IndexUnwritable as err:
             # A full disk must not cost the answer: rank what the index already holds.
             warnings.append(f"{err} Searched the index as it was.")
-            locked = False
-        else:
-            if report.unreadable:
-                warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
+            return
+        if report.unreadable:
+            warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
     else:
         warnings.append(
             "Another wherein process is updating this index; results may miss recent changes."
         )
+        return
+    # The tier a search fills: the fast one, or the configured model when it is the fast one.
+    tier, embedder = FAST, models.fast_tier(warnings)
+    if fast_tier_identity(settings) is None:
+        tier, embedder = FULL, models.full
+        if embedder is None:
+            try:
+                embedder = models.full = create_embedder(settings)
+            except EmbedderError as err:
+                warnings.append(f"{err} Ranked by keywords only.")
+                return
     if embedder is None:
-        try:
-            embedder = create_embedder(settings)
-        except EmbedderError as err:
-            warnings.append(f"{err} Ranked by keywords only.")
-            return None
-    if locked:
-        try:
-            embed_pending(store, embedder, budget_s=budget, paths_first=prefixes)
-        except EmbedderError as err:
-            warnings.append(f"{err} Ranked by keywords only.")
-            return None
-        except IndexUnwritable as err:
-            warnings.append(f"{err} Vectors not yet stored were left pending.")
-        if store.notice:
-            warnings.append(store.notice)
-    return embedder
+        return
+    try:
+        embed_pending(
+            store,
+            embedder,
+            budget_s=request.budget,
+            paths_first=request.prefixes,
+            tier=tier,
+            batch=FAST_EMBED_BATCH,
+        )
+    except EmbedderError as err:
+        warnings.append(f"{err} Ranked without the {tier.name} tier's vectors.")
+    except IndexUnwritable as err:
+        warnings.append(f"{err} Vectors not yet stored were left pending.")
+    if store.notice:
+        warnings.append(store.notice)
+        store.notice = None
 
 
-def _rank(store: Store, query, limit, prefixes, embedder, settings, signals, workspace_root,
-          warnings=None, steps: _Steps | None = None):  # fmt: skip
-    ids, lengths = store.chunk_table(prefixes)
-    if len(ids) == 0:
+def _rank(store: Store, request: _Request, view: TierView, warnings, steps: _Steps | None):
+    prefixes, text = request.prefixes, request.text
+    if prefixes:
+        ids, _ = store.chunk_table(prefixes)
+        if len(ids) == 0:
+            return [], 0
+        view = view.in_scope(ids)
+    elif not store.counts()["chunks"]:
         return [], 0
-    mean_idf = _mean_idf(store, prefixes, len(ids))
-    orders = [_bm25_order(store, ids, lengths, query, mean_idf)]
-
+    orders = [_lexical_order(store, text, prefixes)]
     similarity_of: dict[int, float] = {}
-    vector_ids = matrix = None
-    if embedder is not None and store.get_meta("embedder") == embedder.identity.key():
-        vector_ids, matrix = store.vectors(ids if prefixes else None)
-        query_vector = _query_vector(embedder, query, warnings) if len(vector_ids) else None
-        if query_vector is not None:
-            sims = similarities(query_vector, matrix)
-            vector_order = _top(sims, CANDIDATES_PER_RANKER, positive=False)
-            orders.append([int(vector_ids[i]) for i in vector_order])
-            similarity_of = {int(vector_ids[i]): float(sims[i]) for i in vector_order}
-        else:
-            vector_ids = matrix = None
+    for order, sims in view.orders(text, CANDIDATES_PER_RANKER, warnings):
+        orders.append(order)
+        for cid, value in sims.items():
+            similarity_of.setdefault(cid, value)
     weights = None
     phrasings = steps.phrasings() if steps is not None else []
-    if phrasings:  # after the query's own orders, each phrasing's BM25 then vector order
-        vector_orders = _vector_orders(embedder, phrasings, vector_ids, matrix)
+    if phrasings:  # after the query's own orders, each phrasing's lexical then vector orders
         more = []
-        for n, phrasing in enumerate(phrasings):
-            more.append(_bm25_order(store, ids, lengths, phrasing, mean_idf))
-            more += vector_orders[n : n + 1]
+        for phrasing in phrasings:
+            more.append(_lexical_order(store, phrasing, prefixes))
+            more += [order for order, _ in view.orders(phrasing, CANDIDATES_PER_RANKER, None)]
         weights = [1.0] * len(orders) + [PHRASING_WEIGHT] * len(more)
         orders += more
     fused = fuse_rrf(orders, weights)
     rows = store.chunk_rows(list(fused))
     candidates = [
-        Candidate(cid, rows[cid].path, rows[cid].start_line, rows[cid].end_line,
-                  rows[cid].symbols, score)
+        Candidate(
+            cid, rows[cid].path, rows[cid].start_line, rows[cid].end_line, rows[cid].symbols, score
+        )
         for cid, score in fused.items()
         if cid in rows
-    ]  # fmt: skip
+    ]
+    signals = request.signals
     copies = copied_directories(store.file_paths()) if "penalty" in signals else frozenset()
-    ranked = _drop_overlaps(apply_signals(query, candidates, signals, copies))
+    ranked = _drop_overlaps(apply_signals(text, candidates, signals, copies))
     if steps is not None:
-        ranked = steps.reorder(query, ranked, rows)
-    ranked = ranked[:limit]
-    excerpt_lines = settings["search.excerpt_lines"]
+        ranked = steps.reorder(text, ranked, rows)
+    ranked = ranked[: request.limit]
+    excerpt_lines = request.settings["search.excerpt_lines"]
     hits = []
     sizes: dict[str, int] = {}
+    workspace_root = str(request.workspace)
     for rank, candidate in enumerate(ranked, start=1):
         row = rows[candidate.chunk_id]
         sizes[row.path] = row.size
-        hits.append(_hit(rank, row, candidate.score, similarity_of.get(row.id), excerpt_lines,
-                         workspace_root))  # fmt: skip
+        similarity = similarity_of.get(row.id)
+        hits.append(_hit(rank, row, candidate.score, similarity, excerpt_lines, workspace_root))
     return hits, sum(sizes.values())
 
 
-def _bm25_order(store: Store, ids: np.ndarray, lengths, query: str, mean_idf: float) -> list[int]:
-    """Chunk ids holding a query term, by BM25 score, best first.
-
-    Membership, not a positive score, decides: in a collection of one or two chunks
-    Okapi's idf is negative for every term, and the only match must still be found.
-    """
-    terms = query_tokens(query)
-    postings = {}
-    matched = np.zeros(len(ids), dtype=bool)
-    for term in terms:
-        chunk_ids, counts = store.postings(term)
-        positions = np.searchsorted(ids, chunk_ids)
-        positions = np.clip(positions, 0, len(ids) - 1)
-        keep = ids[positions] == chunk_ids
-        postings[term] = (positions[keep], counts[keep])
-        matched[positions[keep]] = True
-    candidates = np.flatnonzero(matched)
-    if len(candidates) == 0:
-        return []
-    bm25 = bm25_scores(terms, postings, lengths, mean_idf)[candidates]
-    best = _top(bm25, CANDIDATES_PER_RANKER, positive=False)
-    return [int(ids[candidates[i]]) for i in best]
-
-
-def _vector_orders(embedder, texts: list[str], vector_ids, matrix) -> list[list[int]]:
-    """One vector order per phrasing, in one embedding call; [] without vectors or on failure."""
-    if matrix is None:
-        return []
-    try:
-        vectors = embedder.embed(texts)
-    except EmbedderError:
-        return []  # the query's own vector order stands; the phrasings' BM25 orders too
-    orders = []
-    for vector in vectors:
-        sims = similarities(vector, matrix)
-        orders.append([int(vector_ids[i]) for i in _top(sims, CANDIDATES_PER_RANKER, False)])
-    return orders
-
-
-def _query_vector(embedder: Embedder, query: str, warnings: list[str] | None):
-    """The query's vector, or None when the embedder fails now: keywords still rank (fail open)."""
-    try:
-        return embedder.embed([query])[0]
-    except EmbedderError as err:
-        if warnings is not None:
-            warnings.append(f"{err} Ranked by keywords only.")
-        return None
-
-
-def _mean_idf(store: Store, prefixes, n_docs: int) -> float:
-    generation = store.get_meta("generation") or "0"
-    if not prefixes and store.get_meta("mean_idf_generation") == generation:
-        return float(store.get_meta("mean_idf") or 0.0)
-    value = average_idf(store.document_frequencies(prefixes), n_docs)
-    if not prefixes:
-        try:
-            with store.transaction() as conn:
-                store.set_meta(conn, "mean_idf", repr(value))
-                store.set_meta(conn, "mean_idf_generation", generation)
-        except Exception:  # noqa: BLE001 - a cache write may fail on a read-only index
-            pass
-    return value
-
-
-def _top(scores: np.ndarray, n: int, positive: bool) -> np.ndarray:
-    if len(scores) == 0:
-        return np.zeros(0, dtype=np.int64)
-    n = min(n, len(scores))
-    picked = np.argpartition(-scores, n - 1)[:n]
-    picked = picked[np.argsort(-scores[picked], kind="stable")]
-    if positive:
-        picked = picked[scores[picked] > 0]
-    return picked
+def _lexical_order(store: Store, query: str, prefixes: list[str]) -> list[int]:
+    """Chunk ids holding a query term, by BM25 score, best first."""
+    return [
+        cid for cid, _ in store.lexical_order(query_tokens(query), CANDIDATES_PER_RANKER, prefixes)
+    ]
 
 
 def _drop_overlaps(candidates: list[Candidate]) -> list[Candidate]:
@@ -500,8 +485,14 @@ def _drop_overlaps(candidates: list[Candidate]) -> list[Candidate]:
     return kept
 
 
-def _hit(rank: int, row: ChunkRow, score: float, similarity, excerpt_lines: int,
-         workspace_root: str) -> Hit:  # fmt: skip
+def _hit(
+    rank: int,
+    row: ChunkRow,
+    score: float,
+    similarity: float | None,
+    excerpt_lines: int,
+    workspace_root: str,
+) -> Hit:
     lines = row.text.split("\n")
     truncated = len(lines) > excerpt_lines
     lines = lines[:excerpt_lines]

@@ -28,7 +28,7 @@ def snapshot(store: Store) -> dict[str, list]:
     queries = {
         "files": "SELECT path, size, mtime_ns, sha256 FROM files ORDER BY path",
         "chunks": "SELECT file_id, start_line, text_hash, text FROM chunks ORDER BY id",
-        "postings": "SELECT term_id, chunk_id, tf FROM postings ORDER BY 1, 2",
+        "lexical": "SELECT rowid, terms FROM lexical ORDER BY rowid",
         "vectors": "SELECT text_hash, vector FROM vectors ORDER BY 1",
     }
     return {name: store.conn.execute(sql).fetchall() for name, sql in queries.items()}
@@ -84,7 +84,7 @@ def test_a_foreign_sqlite_file_is_moved_aside_untouched(index_path):
     (aside,) = index_path.parent.glob("index.db.broken-*")
     assert aside.read_bytes() == before
     assert sqlite3.connect(aside).execute("SELECT body FROM notes").fetchall() == [("keep me",)]
-    assert store.counts() == {"files": 0, "chunks": 0, "vectors": 0}
+    assert store.counts() == {"files": 0, "chunks": 0, "vectors": 0, "fast_vectors": 0}
 
 
 def test_damaged_pages_are_detected_and_the_index_rebuilt(index_path, repo):
@@ -210,6 +210,6 @@ def test_a_search_that_finds_a_broken_index_says_so_once(tmp_path):
     path.parent.mkdir(parents=True)
     path.write_bytes(b"not sqlite at all" * 300)
     result = run_search("zebra_crossing", workspace=root, settings=load_settings(root),
-                        embedder=HashingEmbedder())  # fmt: skip
+                        fast_embedder=HashingEmbedder())  # fmt: skip
     assert [w for w in result.warnings if "moved it to" in w] == [result.warnings[0]]
     assert result.hits[0].path == "app.py"

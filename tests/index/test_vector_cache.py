@@ -8,7 +8,7 @@ from tests.helpers import HashingEmbedder, write_tree
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import embed_pending, refresh_index
 from wherein.index.store import open_store
-from wherein.index.vector_cache import CACHE_NAME
+from wherein.index.tiers import FAST, FULL
 from wherein.workspace import Root
 
 LIMIT = 1 << 20
@@ -27,9 +27,10 @@ def _store(tmp_path):
 def test_vectors_are_cached_and_the_cache_matches_sqlite(tmp_path):
     _, store = _store(tmp_path)
     ids, matrix = store.vectors()
-    assert (store.path.parent / CACHE_NAME).is_file()
+    assert len(_cache_files(store, "full")) == 2
     again_ids, again = store.vectors()
-    direct_ids, direct = store._read_vectors()
+    assert isinstance(again, np.memmap)  # mapped, not decoded
+    direct_ids, direct = store._read_vectors(FULL)
     np.testing.assert_array_equal(again_ids, direct_ids)
     np.testing.assert_array_equal(again, direct)
     assert len(ids) == 5
@@ -48,6 +49,36 @@ def test_new_vectors_and_new_files_rebuild_the_cache(tmp_path):
 def test_a_damaged_cache_is_ignored(tmp_path):
     _, store = _store(tmp_path)
     store.vectors()
-    (store.path.parent / CACHE_NAME).write_bytes(b"not a numpy file")
+    for path in _cache_files(store, "full"):
+        path.write_bytes(b"not a numpy file")
     ids, _ = store.vectors()
     assert len(ids) == 5
+
+
+def test_a_truncated_matrix_file_is_ignored(tmp_path):
+    _, store = _store(tmp_path)
+    store.vectors()
+    matrix_file = next(p for p in _cache_files(store, "full") if p.name.endswith(".matrix.npy"))
+    matrix_file.write_bytes(matrix_file.read_bytes()[:-40])
+    ids, matrix = store.vectors()
+    assert len(ids) == 5 and matrix.shape[0] == 5
+
+
+def test_each_tier_has_its_own_cache_and_old_caches_are_removed(tmp_path):
+    repo, store = _store(tmp_path)
+    embed_pending(store, HashingEmbedder(dimension=8), budget_s=None, tier=FAST)
+    store.vectors(tier=FAST)
+    store.vectors()
+    assert len(_cache_files(store, "fast")) == 2 and len(_cache_files(store, "full")) == 2
+    first = set(_cache_files(store, "full"))
+    (repo / "extra.py").write_text("def extra():\n    return 9\n")
+    refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    embed_pending(store, HashingEmbedder(), budget_s=None)
+    store.vectors()
+    assert len(_cache_files(store, "full")) == 2 and not first & set(_cache_files(store, "full"))
+    _, fast = store.vectors(tier=FAST)
+    assert fast.shape[1] == 8  # never the other tier's vectors
+
+
+def _cache_files(store, tier: str):
+    return sorted(store.path.parent.glob(f"vectors-{tier}-*.npy"))

@@ -95,7 +95,9 @@ def search(repo: Path) -> Callable[..., SearchResult]:
     embedder = HashingEmbedder()
 
     def run(query: str, settings: Settings, **kwargs: Any) -> SearchResult:
-        return run_search(query, workspace=repo, settings=settings, embedder=embedder, **kwargs)
+        return run_search(
+            query, workspace=repo, settings=settings, fast_embedder=embedder, **kwargs
+        )
 
     return run
 

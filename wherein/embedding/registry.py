@@ -8,7 +8,19 @@ from wherein.config import Settings
 from wherein.embedding.base import Embedder
 from wherein.errors import ConfigError
 
-__all__ = ["REGISTRY", "create_embedder", "in_process_identity"]
+__all__ = [
+    "FAST_TIER_PROVIDER",
+    "REGISTRY",
+    "check_endpoint",
+    "create_embedder",
+    "create_fast_embedder",
+    "fast_tier_identity",
+    "in_process_identity",
+]
+
+# The fast tier's model (wherein.index.tiers): in process, loads in well under a second and
+# embeds thousands of chunks a second, so a new workspace is searchable by meaning at once.
+FAST_TIER_PROVIDER = "static"
 
 
 def _minilm(settings: Settings) -> Embedder:
@@ -58,6 +70,42 @@ def in_process_identity(settings: Settings) -> str | None:
 
         return StaticEmbedder.identity.key()
     return None
+
+
+def fast_tier_identity(settings: Settings) -> str | None:
+    """The fast tier's identity key, or None when the configured model is that model already
+    (then the full tier is as fast, and a second copy of the same vectors would be waste)."""
+    if settings["embedding.provider"] == FAST_TIER_PROVIDER:
+        return None
+    from wherein.embedding.static import StaticEmbedder
+
+    return StaticEmbedder.identity.key()
+
+
+def create_fast_embedder(settings: Settings) -> Embedder | None:
+    """The fast tier's embedder, or None when the configured provider is the fast model.
+
+    Raises:
+        EmbedderError: its model could not load.
+    """
+    if fast_tier_identity(settings) is None:
+        return None
+    return REGISTRY[FAST_TIER_PROVIDER](settings)
+
+
+def check_endpoint(settings: Settings) -> None:
+    """Refuse an HTTP provider's endpoint as the guard would, without touching the network.
+
+    A search that needs no vectors from the configured model never builds it, and a
+    refused URL must still be the configuration error it is for every other command.
+
+    Raises:
+        ConfigError: the guard refuses the URL as written.
+    """
+    if in_process_identity(settings) is None and settings["embedding.provider"] in REGISTRY:
+        from wherein.embedding.guard import check_url
+
+        check_url(settings["embedding.api_base"], allow_remote=settings["embedding.allow_remote"])
 
 
 def create_embedder(settings: Settings) -> Embedder:

@@ -87,10 +87,50 @@ def m003_chunk_lengths_index(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX chunks_lengths ON chunks(id, n_tokens)")
 
 
+def m004_lexical_engine(conn: sqlite3.Connection) -> None:
+    """BM25 moves from hand-written postings rows to SQLite's FTS5 (`wherein.index.lexical`).
+
+    Inserting one row per (term, chunk) was 45% of indexing the standard library; FTS5
+    writes the same terms in C. The old postings cannot be turned back into text, so every
+    file is marked changed: the next refresh re-chunks it, and each chunk keeps its vector
+    because vectors are keyed by the hash of the embedded text, which does not change.
+    """
+    from wherein.index.lexical import CREATE_LEXICAL_TABLE
+
+    _run_statements(
+        conn,
+        """
+        DROP TABLE postings;
+        DROP TABLE terms;
+        UPDATE files SET sha256 = '', mtime_ns = -1
+        """,
+    )
+    conn.execute(CREATE_LEXICAL_TABLE)
+
+
+def m005_fast_tier(conn: sqlite3.Connection) -> None:
+    """A second vector table for the fast static tier, with its own "has a vector" flag.
+
+    The fast tier answers a first search in seconds; the configured model's vectors (the
+    `vectors` table) fill in behind it. Two tables keep the two vector spaces apart.
+    """
+    _run_statements(
+        conn,
+        """
+        CREATE TABLE fast_vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL)
+            WITHOUT ROWID;
+        ALTER TABLE chunks ADD COLUMN has_fast INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX chunks_fast_pending ON chunks(id) WHERE has_fast = 0
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_tables,
     m002_pending_flag,
     m003_chunk_lengths_index,
+    m004_lexical_engine,
+    m005_fast_tier,
 ]
 
 

@@ -24,16 +24,19 @@ from wherein.embedding.base import Embedder
 from wherein.errors import IndexUnwritable
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
 from wherein.index.store import NewChunk, Store, embedding_text, open_store
+from wherein.index.tiers import FULL, VectorTier
 from wherein.ranking.tokens import document_terms
 from wherein.workspace import FileEntry, Root, WalkReport, read_source, walk_root
 
-__all__ = ["RefreshReport", "embed_pending", "index_lock", "refresh_index"]
+__all__ = ["RefreshReport", "check_identity", "embed_pending", "index_lock", "refresh_index"]
 
 # Commit after this many changed files or this many seconds, whichever first:
 # small enough that a crash loses little, large enough to keep SQLite fast.
 COMMIT_EVERY_FILES = 200
 COMMIT_EVERY_S = 2.0
 EMBED_BATCH = 64
+# Progress stages: "embed" for the configured model keeps the name the bar always showed.
+STAGE_OF_TIER = {"full": "embed", "fast": "fast"}
 
 Progress = Callable[[str, int, int], None]
 
@@ -93,7 +96,6 @@ def refresh_index(
     report = RefreshReport()
     walk = WalkReport()
     known = store.file_states()
-    term_ids = store.term_ids()
     seen: set[str] = set()
     entries: list[FileEntry] = []
     for root in roots:
@@ -122,7 +124,7 @@ def refresh_index(
         if state is not None and state.size == entry.size and state.mtime_ns == entry.mtime_ns:
             seen.add(path)
         else:
-            write = _prepare_file(entry, state, max_file_bytes, report, term_ids, store)
+            write = _prepare_file(entry, state, max_file_bytes, report, store)
             if write is not None:
                 seen.add(path)
                 batch.append(write)
@@ -145,7 +147,7 @@ def refresh_index(
     return report
 
 
-def _prepare_file(entry, state, max_file_bytes, report, term_ids, store):
+def _prepare_file(entry, state, max_file_bytes, report, store):
     """Read one changed file; return a function that writes it, or None to drop it."""
     source = read_source(entry, max_file_bytes)
     if isinstance(source, str):
@@ -154,9 +156,17 @@ def _prepare_file(entry, state, max_file_bytes, report, term_ids, store):
         if source.startswith("unreadable"):
             report.unreadable.append(f"{entry.display_path} ({source.split(': ', 1)[-1]})")
             return None
-        return _writer(store, entry, size=entry.size, mtime_ns=entry.mtime_ns, sha256="",
-                       language="", skipped=source, chunks=[], term_ids=term_ids,
-                       report=report)  # fmt: skip
+        return _writer(
+            store,
+            entry,
+            size=entry.size,
+            mtime_ns=entry.mtime_ns,
+            sha256="",
+            language="",
+            skipped=source,
+            chunks=[],
+            report=report,
+        )
     if state is not None and state.sha256 == source.sha256:
         return lambda conn: store.touch_file(conn, state.id, source.size, source.mtime_ns)
     skipped = skip_reason(entry.rel, source.text)
@@ -176,15 +186,23 @@ def _prepare_file(entry, state, max_file_bytes, report, term_ids, store):
                     header=piece.header,
                     text=piece.text,
                     text_hash=hashlib.sha256(embedded.encode("utf-8", "surrogatepass")).hexdigest(),
-                    term_counts=Counter(document_terms(path, piece.header, piece.text)),
+                    terms=tuple(document_terms(path, piece.header, piece.text)),
                 )
             )
-    return _writer(store, entry, size=source.size, mtime_ns=source.mtime_ns,
-                   sha256=source.sha256, language=language, skipped=skipped, chunks=chunks,
-                   term_ids=term_ids, report=report)  # fmt: skip
+    return _writer(
+        store,
+        entry,
+        size=source.size,
+        mtime_ns=source.mtime_ns,
+        sha256=source.sha256,
+        language=language,
+        skipped=skipped,
+        chunks=chunks,
+        report=report,
+    )
 
 
-def _writer(store, entry, *, size, mtime_ns, sha256, language, skipped, chunks, term_ids, report):
+def _writer(store, entry, *, size, mtime_ns, sha256, language, skipped, chunks, report):
     if skipped:
         report.skipped[skipped] += 1
     report.chunks_written += len(chunks)
@@ -201,7 +219,6 @@ def _writer(store, entry, *, size, mtime_ns, sha256, language, skipped, chunks, 
             language=language,
             skipped=skipped,
             chunks=chunks,
-            term_ids=term_ids,
         )
 
     return write
@@ -214,40 +231,43 @@ def embed_pending(
     budget_s: float | None,
     paths_first: Sequence[str] = (),
     progress: Progress | None = None,
+    tier: VectorTier = FULL,
+    batch: int = EMBED_BATCH,
 ) -> int:
-    """Embed chunks without vectors until done or `budget_s` runs out; returns how many."""
+    """Embed chunks without a `tier` vector until done or `budget_s` runs out; returns how many."""
     started = time.monotonic()
-    _check_identity(store, embedder)
-    total = store.pending_count()[1]
+    check_identity(store, embedder, tier)
+    total = store.pending_count(tier)[1]
     done = 0
     while budget_s is None or time.monotonic() - started < budget_s:
-        pending = store.pending_texts(EMBED_BATCH, paths_first)
+        pending = store.pending_texts(batch, paths_first, tier)
         if not pending:
             break
         vectors = embedder.embed([text for _, text in pending])
         with store.transaction() as conn:
-            store.put_vectors(conn, list(zip([h for h, _ in pending], vectors, strict=True)))
+            items = list(zip([h for h, _ in pending], vectors, strict=True))
+            store.put_vectors(conn, items, tier)
         done += len(pending)
         if progress:
-            progress("embed", done, max(total, done))
+            progress(STAGE_OF_TIER[tier.name], done, max(total, done))
     return done
 
 
-def _check_identity(store: Store, embedder: Embedder) -> None:
+def check_identity(store: Store, embedder: Embedder, tier: VectorTier = FULL) -> None:
     """Discard vectors from a different embedder instead of mixing two vector spaces."""
     wanted = embedder.identity.key()
-    current = store.get_meta("embedder")
+    current = store.get_meta(tier.meta_key)
     if current == wanted:
         return
     with store.transaction() as conn:
         if current is not None:
-            count = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
-            store.clear_vectors(conn)
+            count = conn.execute(f"SELECT count(*) FROM {tier.table}").fetchone()[0]
+            store.clear_vectors(conn, tier)
             store.notice = (
                 f"The embedder changed from {current} to {wanted}: discarded {count} vectors; "
                 "they are re-embedded now."
             )
-        store.set_meta(conn, "embedder", wanted)
+        store.set_meta(conn, tier.meta_key, wanted)
 
 
 def open_workspace_store(workspace: Path) -> Store:

@@ -1,4 +1,4 @@
-"""The SQLite index of one workspace: files, chunks, BM25 postings and vectors.
+"""The SQLite index of one workspace: files, chunks, lexical terms and vectors.
 
 The store knows nothing of ranking: it hands out arrays and rows. Every write
 runs in an explicit transaction, so a process killed mid-index leaves the
@@ -19,7 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
+from wherein.index.lexical import delete_chunk_terms, lexical_order, matches_any, write_chunk_terms
 from wherein.index.migrations import MIGRATIONS, apply_migrations
+from wherein.index.tiers import FULL, VectorTier
 from wherein.index.transaction import (
     is_unwritable,
     read_meta,
@@ -28,7 +30,7 @@ from wherein.index.transaction import (
 )
 from wherein.index.vector_cache import load_vector_cache, save_vector_cache, stack_vectors
 
-__all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "TermIds", "open_store"]
+__all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "open_store"]
 
 APPLICATION_ID = 0x57484952  # "WHIR": marks the file as a wherein index
 BUSY_TIMEOUT_S = 30.0
@@ -48,7 +50,7 @@ class FileState:
 
 @dataclass(frozen=True)
 class NewChunk:
-    """A chunk about to be written, with its BM25 term counts."""
+    """A chunk about to be written, with its lexical terms (repeats kept: BM25 counts them)."""
 
     start_line: int
     end_line: int
@@ -57,7 +59,7 @@ class NewChunk:
     header: str
     text: str
     text_hash: str
-    term_counts: dict[str, int]
+    terms: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -263,11 +265,7 @@ class Store:
     def delete_files(self, conn: sqlite3.Connection, file_ids: Iterable[int]) -> None:
         for batch in _batches(list(file_ids)):
             marks = ",".join("?" * len(batch))
-            conn.execute(
-                f"DELETE FROM postings WHERE chunk_id IN "
-                f"(SELECT id FROM chunks WHERE file_id IN ({marks}))",
-                batch,
-            )
+            delete_chunk_terms(conn, batch)
             conn.execute(f"DELETE FROM chunks WHERE file_id IN ({marks})", batch)
             conn.execute(f"DELETE FROM files WHERE id IN ({marks})", batch)
 
@@ -284,7 +282,6 @@ class Store:
         language: str,
         skipped: str | None,
         chunks: Sequence[NewChunk],
-        term_ids: TermIds,
     ) -> None:
         """Replace everything the index holds for one file."""
         row = conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
@@ -296,12 +293,13 @@ class Store:
             (path, root, fs_path, size, mtime_ns, sha256, language, skipped),
         )
         file_id = cursor.lastrowid
-        postings: list[tuple[int, int, int]] = []
+        terms: list[tuple[int, Sequence[str]]] = []
         for chunk in chunks:
             cursor = conn.execute(
                 "INSERT INTO chunks(file_id, start_line, end_line, symbols, kind, header, text, "
-                "text_hash, n_tokens, has_vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "EXISTS (SELECT 1 FROM vectors WHERE text_hash = ?))",
+                "text_hash, n_tokens, has_vector, has_fast) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "EXISTS (SELECT 1 FROM vectors WHERE text_hash = ?), "
+                "EXISTS (SELECT 1 FROM fast_vectors WHERE text_hash = ?))",
                 (
                     file_id,
                     chunk.start_line,
@@ -311,22 +309,20 @@ class Store:
                     chunk.header,
                     chunk.text,
                     chunk.text_hash,
-                    sum(chunk.term_counts.values()),
+                    len(chunk.terms),
+                    chunk.text_hash,
                     chunk.text_hash,
                 ),
             )
-            chunk_id = cursor.lastrowid
-            for term, count in chunk.term_counts.items():
-                postings.append((term_ids.id_for(conn, term), chunk_id, count))
-        conn.executemany("INSERT INTO postings(term_id, chunk_id, tf) VALUES (?, ?, ?)", postings)
-
-    def term_ids(self) -> TermIds:
-        return TermIds()
+            terms.append((cursor.lastrowid, chunk.terms))
+        write_chunk_terms(conn, terms)
 
     # -- vectors --------------------------------------------------------------
 
-    def pending_texts(self, limit: int, paths_first: Sequence[str] = ()) -> list[tuple[str, str]]:
-        """(text_hash, text to embed) for chunks that have no vector yet.
+    def pending_texts(
+        self, limit: int, paths_first: Sequence[str] = (), tier: VectorTier = FULL
+    ) -> list[tuple[str, str]]:
+        """(text_hash, text to embed) for chunks that have no vector of `tier` yet.
 
         Chunks of `paths_first` come first, so a focused scope warms before the rest.
         """
@@ -335,7 +331,7 @@ class Store:
         query = (
             "SELECT c.text_hash, f.path, c.symbols, c.header, c.text FROM chunks c "
             "JOIN files f ON f.id = c.file_id "
-            "WHERE c.has_vector = 0 "
+            f"WHERE c.{tier.flag} = 0 "
         )
         batches: list[tuple[str, tuple]] = []
         for prefix in paths_first:
@@ -352,35 +348,49 @@ class Store:
                         return rows
         return rows
 
-    def pending_count(self) -> tuple[int, int]:
-        """(files, chunks) still waiting for a vector."""
+    def pending_count(self, tier: VectorTier = FULL) -> tuple[int, int]:
+        """(files, chunks) still waiting for a vector of `tier`."""
         row = self.conn.execute(
-            "SELECT count(DISTINCT file_id), count(*) FROM chunks WHERE has_vector = 0"
+            f"SELECT count(DISTINCT file_id), count(*) FROM chunks WHERE {tier.flag} = 0"
         ).fetchone()
         return int(row[0]), int(row[1])
 
-    def put_vectors(self, conn: sqlite3.Connection, items: Sequence[tuple[str, np.ndarray]]):
+    def put_vectors(
+        self,
+        conn: sqlite3.Connection,
+        items: Sequence[tuple[str, np.ndarray]],
+        tier: VectorTier = FULL,
+    ) -> None:
         conn.executemany(
-            "INSERT OR REPLACE INTO vectors(text_hash, vector) VALUES (?, ?)",
+            f"INSERT OR REPLACE INTO {tier.table}(text_hash, vector) VALUES (?, ?)",
             [(h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items],
         )
         conn.executemany(
-            "UPDATE chunks SET has_vector = 1 WHERE text_hash = ?", [(h,) for h, _ in items]
+            f"UPDATE chunks SET {tier.flag} = 1 WHERE text_hash = ?", [(h,) for h, _ in items]
         )
-        self._bump_vectors_version(conn)
+        self._bump_vectors_version(conn, tier)
 
-    def _bump_vectors_version(self, conn: sqlite3.Connection) -> None:
+    def vectors_version(self, tier: VectorTier = FULL) -> str:
+        """Changes whenever the tier's vectors or the chunks they belong to change."""
+        names = ("generation", _version_key(tier), tier.meta_key)
+        return "/".join(self.get_meta(name) or "0" for name in names)
+
+    def _bump_vectors_version(self, conn: sqlite3.Connection, tier: VectorTier) -> None:
         """Mark that the set of vectors changed, so the derived vector cache is rebuilt."""
-        row = conn.execute("SELECT value FROM meta WHERE key = 'vectors_version'").fetchone()
-        self.set_meta(conn, "vectors_version", str(int(row[0] if row else 0) + 1))
+        key = _version_key(tier)
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        self.set_meta(conn, key, str(int(row[0] if row else 0) + 1))
 
     def drop_orphan_vectors(self, conn: sqlite3.Connection) -> None:
-        conn.execute("DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks)")
+        for table in ("vectors", "fast_vectors"):
+            conn.execute(
+                f"DELETE FROM {table} WHERE text_hash NOT IN (SELECT text_hash FROM chunks)"
+            )
 
-    def clear_vectors(self, conn: sqlite3.Connection) -> None:
-        conn.execute("DELETE FROM vectors")
-        conn.execute("UPDATE chunks SET has_vector = 0")
-        self._bump_vectors_version(conn)
+    def clear_vectors(self, conn: sqlite3.Connection, tier: VectorTier = FULL) -> None:
+        conn.execute(f"DELETE FROM {tier.table}")
+        conn.execute(f"UPDATE chunks SET {tier.flag} = 0")
+        self._bump_vectors_version(conn, tier)
 
     # -- reads for search -----------------------------------------------------
 
@@ -397,47 +407,34 @@ class Store:
         data = np.array(self.conn.execute(sql, params).fetchall(), dtype=np.int64).reshape(-1, 2)
         return data[:, 0], data[:, 1]
 
-    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
-        """Chunk ids and term counts for one term."""
-        rows = self.conn.execute(
-            "SELECT p.chunk_id, p.tf FROM postings p JOIN terms t ON t.id = p.term_id "
-            "WHERE t.term = ?",
-            (term,),
-        ).fetchall()
-        data = np.array(rows, dtype=np.int64).reshape(-1, 2)
-        return data[:, 0], data[:, 1]
-
-    def document_frequencies(self, path_prefixes: Sequence[str] = ()) -> np.ndarray:
-        """How many chunks in scope hold each term: the BM25 epsilon floor needs the mean idf."""
+    def lexical_order(
+        self, terms: Sequence[str], limit: int, path_prefixes: Sequence[str] = ()
+    ) -> list[tuple[int, float]]:
+        """(chunk id, BM25 score) of chunks in scope holding a term, best first."""
         if not path_prefixes:
-            sql, params = "SELECT count(*) FROM postings GROUP BY term_id", []
-        else:
-            # CROSS JOIN fixes the order: files in scope first, then their postings by index.
-            # Left to itself SQLite scans every posting (5.5 M rows in a site-packages root:
-            # 21 s for a one-file focus, 1 ms this way).
-            sql = (
-                "SELECT count(*) FROM files f CROSS JOIN chunks c ON c.file_id = f.id "
-                "CROSS JOIN postings p ON p.chunk_id = c.id WHERE "
-                + " OR ".join("f.path LIKE ? ESCAPE '\\'" for _ in path_prefixes)
-                + " GROUP BY p.term_id"
-            )
-            params = [_like(p) for p in path_prefixes]
-        rows = self.conn.execute(sql, params).fetchall()
-        return np.array([r[0] for r in rows], dtype=np.int64)
+            return lexical_order(self.conn, terms, limit)
+        scope = "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE " + " OR ".join(
+            "f.path LIKE ? ESCAPE '\\'" for _ in path_prefixes
+        )
+        return lexical_order(self.conn, terms, limit, scope, [_like(p) for p in path_prefixes])
 
-    def vectors(self, chunk_ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(chunk ids, unit vectors) for chunks that have a vector.
+    def lexical_matches(self, terms: Sequence[str]) -> bool:
+        """Whether any chunk of the index holds one of `terms`."""
+        return matches_any(self.conn, terms)
+
+    def vectors(
+        self, chunk_ids: np.ndarray | None = None, tier: VectorTier = FULL
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk ids, unit vectors) for chunks that have a vector of `tier`.
 
         Served from the derived cache file when it matches the index state, else read
         from SQLite and cached for the next search.
         """
-        key = "/".join(
-            self.get_meta(name) or "0" for name in ("generation", "vectors_version", "embedder")
-        )
-        cached = load_vector_cache(self.path, key)
+        key = self.vectors_version(tier)
+        cached = load_vector_cache(self.path, tier.name, key)
         if cached is None:
-            ids, matrix = self._read_vectors()
-            save_vector_cache(self.path, key, ids, matrix)
+            ids, matrix = self._read_vectors(tier)
+            save_vector_cache(self.path, tier.name, key, ids, matrix)
         else:
             ids, matrix = cached
         if chunk_ids is not None and len(ids):
@@ -445,10 +442,10 @@ class Store:
             ids, matrix = ids[keep], matrix[keep]
         return ids, matrix
 
-    def _read_vectors(self) -> tuple[np.ndarray, np.ndarray]:
+    def _read_vectors(self, tier: VectorTier) -> tuple[np.ndarray, np.ndarray]:
         rows = self.conn.execute(
-            "SELECT c.id, v.vector FROM chunks c JOIN vectors v ON v.text_hash = c.text_hash "
-            "ORDER BY c.id"
+            f"SELECT c.id, v.vector FROM chunks c JOIN {tier.table} v "
+            "ON v.text_hash = c.text_hash ORDER BY c.id"
         ).fetchall()
         return stack_vectors(rows)
 
@@ -462,10 +459,18 @@ class Store:
                 f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
                 batch,
             ):
-                found[row[0]] = ChunkRow(
-                    row[0], row[1], row[2], bytes(row[3]), row[4], row[5], row[6],
-                    tuple(json.loads(row[7])), row[8], row[9], row[10], row[11],
-                )  # fmt: skip
+                chunk_id, path, root, fs_path, language, start, end, symbols, *rest = row
+                found[chunk_id] = ChunkRow(
+                    chunk_id,
+                    path,
+                    root,
+                    bytes(fs_path),
+                    language,
+                    start,
+                    end,
+                    tuple(json.loads(symbols)),
+                    *rest,
+                )
         return found
 
     def file_paths(self) -> list[str]:
@@ -479,31 +484,17 @@ class Store:
         )
 
     def counts(self) -> dict[str, int]:
-        files, chunks, vectors = self.conn.execute(
+        files, chunks, vectors, fast = self.conn.execute(
             "SELECT (SELECT count(*) FROM files WHERE skipped IS NULL), "
-            "(SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors)"
+            "(SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors), "
+            "(SELECT count(*) FROM fast_vectors)"
         ).fetchone()
-        return {"files": files, "chunks": chunks, "vectors": vectors}
+        return {"files": files, "chunks": chunks, "vectors": vectors, "fast_vectors": fast}
 
 
-class TermIds:
-    """BM25 term ids, loaded from the terms table only when a file is actually written.
-
-    A refresh that finds nothing changed (every search starts with one) never pays
-    for reading the whole vocabulary.
-    """
-
-    def __init__(self) -> None:
-        self._ids: dict[str, int] | None = None
-
-    def id_for(self, conn: sqlite3.Connection, term: str) -> int:
-        if self._ids is None:
-            self._ids = dict(conn.execute("SELECT term, id FROM terms"))
-        term_id = self._ids.get(term)
-        if term_id is None:
-            term_id = conn.execute("INSERT INTO terms(term) VALUES (?)", (term,)).lastrowid
-            self._ids[term] = term_id
-        return term_id
+def _version_key(tier: VectorTier) -> str:
+    # The full tier keeps the key it had before tiers existed, so old caches stay valid.
+    return "vectors_version" if tier is FULL else f"{tier.name}_vectors_version"
 
 
 def embedding_text(path: str, symbols: Sequence[str], header: str, text: str) -> str:

@@ -134,7 +134,9 @@ class IndexJob:
             return f"Index job {s['id']} finished: {s['summary']}."
         if s["state"] in ("failed", "cancelled"):
             return f"Index job {s['id']} {s['state']}: {s['error']}"
-        if s["stage"] == "embed":
+        if s["stage"] == "fast":
+            where = f"fast-tier vectors {s['chunks_done']}/{s['chunks_total']}"
+        elif s["stage"] == "embed":
             where = f"embedding chunks {s['chunks_done']}/{s['chunks_total']}"
         elif s["stage"] == "scan":
             where = f"reading files {s['files_done']}/{s['files_total']}"

@@ -162,7 +162,7 @@ _JOB = _strict(
     {
         "id": {"type": "string"},
         "state": {"type": "string", "enum": ["started", "running", "done", "failed", "cancelled"]},
-        "stage": {"type": "string", "enum": ["starting", "scan", "embed", "finished"]},
+        "stage": {"type": "string", "enum": ["starting", "scan", "fast", "embed", "finished"]},
         "files_done": _COUNT,
         "files_total": _COUNT,
         "chunks_done": _COUNT,

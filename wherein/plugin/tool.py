@@ -218,8 +218,10 @@ async def _follow(job: IndexJob, report_progress: ReportProgress | None) -> None
             now = (s["stage"], s["files_done"], s["chunks_done"])
             if report_progress is not None and now != last:
                 last = now
-                done, total = ((s["chunks_done"], s["chunks_total"]) if s["stage"] == "embed"
-                               else (s["files_done"], s["files_total"]))  # fmt: skip
+                if s["stage"] in ("fast", "embed"):
+                    done, total = s["chunks_done"], s["chunks_total"]
+                else:
+                    done, total = s["files_done"], s["files_total"]
                 await report_progress(done, total or None, job.describe())
     except anyio.get_cancelled_exc_class():
         job.cancel("the call that started it was cancelled")

@@ -1,0 +1,98 @@
+"""The FTS5 lexical engine ranks like rank_bm25.BM25Okapi with FTS5's own k1 and b."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+
+from tests.ranking.test_bm25 import CORPUS
+from wherein.index.lexical import (
+    CREATE_LEXICAL_TABLE,
+    lexical_order,
+    matches_any,
+    write_chunk_terms,
+)
+from wherein.ranking.tokens import document_terms, query_tokens, tokenize
+
+# FTS5's bm25() fixes these (sqlite.org/fts5.html, "The bm25() function").
+FTS5_K1 = 1.2
+FTS5_B = 0.75
+# Queries whose every term is in fewer than half the documents: there both engines use the
+# plain Okapi idf. (For a term in more than half, FTS5 floors idf at 1e-6 and rank_bm25 at
+# epsilon times the mean idf; see test_a_term_in_most_chunks_still_finds_them.)
+QUERIES = [
+    "how are routes registered",
+    "redirect auth stripping",
+    "cookie jar",
+    "transport adapter connection",
+    "view function",
+    "blueprint records",
+]
+
+
+@pytest.fixture
+def conn():
+    connection = sqlite3.connect(":memory:")
+    connection.execute(CREATE_LEXICAL_TABLE)
+    write_chunk_terms(connection, [(i + 1, tokenize(text)) for i, text in enumerate(CORPUS)])
+    yield connection
+    connection.close()
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_fts5_scores_and_order_equal_bm25okapi_with_the_same_k1_and_b(conn, query):
+    docs = [tokenize(text) for text in CORPUS]
+    terms = query_tokens(query)
+    reference = BM25Okapi(docs, k1=FTS5_K1, b=FTS5_B).get_scores(terms)
+    assert all(np.log(len(docs) - n + 0.5) > np.log(n + 0.5) for n in _dfs(docs, terms))
+    ranked = lexical_order(conn, terms, 100)
+    matched = [i for i, doc in enumerate(docs) if set(doc) & set(terms)]
+    assert sorted(cid - 1 for cid, _ in ranked) == matched  # every match, nothing else
+    ours = {cid - 1: score for cid, score in ranked}
+    np.testing.assert_allclose([ours[i] for i in matched], reference[matched], rtol=1e-6)
+    expected = sorted(matched, key=lambda i: (-reference[i], i))
+    assert [cid - 1 for cid, _ in ranked] == expected
+
+
+def test_the_only_chunk_of_an_index_is_found():
+    # In a one-chunk index every idf is at its floor: membership, not score, decides.
+    single = sqlite3.connect(":memory:")
+    single.execute(CREATE_LEXICAL_TABLE)
+    write_chunk_terms(single, [(7, tokenize("def handler(): the only chunk"))])
+    assert [cid for cid, _ in lexical_order(single, ["handler"], 10)] == [7]
+
+
+def test_tokens_are_kept_whole_by_the_engine():
+    """Every term we write comes back from the engine's vocabulary unchanged."""
+    connection = sqlite3.connect(":memory:")
+    connection.execute(CREATE_LEXICAL_TABLE)
+    text = "def parse_HTTPHeader(µs, naïve_ß, ſtrange, __dunder__, x1_2):\n    return ΣΑΣ"
+    terms = document_terms("pkg/módulo_x.py", "class Ünïcode:", text)
+    write_chunk_terms(connection, [(1, terms)])
+    connection.execute("CREATE VIRTUAL TABLE vocab USING fts5vocab(lexical, 'row')")
+    stored = {row[0] for row in connection.execute("SELECT term FROM vocab")}
+    assert stored == set(terms)
+
+
+def test_scope_restricts_the_ranked_chunks(conn):
+    everything = lexical_order(conn, ["url"], 100)
+    assert len(everything) > 2
+    kept = lexical_order(conn, ["url"], 100, "SELECT ? UNION SELECT ?", ["1", "5"])
+    assert {cid for cid, _ in kept} == {1, 5} & {cid for cid, _ in everything}
+
+
+def test_operators_in_terms_are_read_as_words(conn):
+    # Unquoted, "and" / "or" / "not" / "near" would be FTS5 syntax (an error, or a query
+    # that means something else); quoted they are words like any other.
+    found = {cid - 1 for cid, _ in lexical_order(conn, ["or", "and", "not", "near"], 10)}
+    assert found == {i for i, text in enumerate(CORPUS) if " and " in f" {text} "}
+    assert found
+    assert matches_any(conn, ["cookie"])
+    assert not matches_any(conn, ["nosuchword"])
+
+
+def _dfs(docs: list[list[str]], terms: list[str]) -> list[int]:
+    return [sum(term in doc for doc in docs) for term in terms]

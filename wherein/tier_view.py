@@ -1,0 +1,130 @@
+"""What one search can rank by meaning: each vector tier with vectors, its model and matrix.
+
+The fast tier covers every chunk soon after first contact; the full tier (the
+configured model) fills in behind it. A search ranks the full tier's chunks by the
+full model and the chunks it lacks by the fast model, so an index half-way
+through its slow tier still ranks every chunk by meaning, and an index whose full
+tier is complete ranks exactly as if there were one tier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from wherein.embedding.base import Embedder
+from wherein.errors import EmbedderError
+from wherein.index.store import Store
+from wherein.index.tiers import FAST, FULL, VectorTier
+from wherein.ranking.vector import similarities
+
+__all__ = ["TierCoverage", "TierVectors", "TierView"]
+
+
+@dataclass(frozen=True)
+class TierCoverage:
+    """How much of one tier an index holds, for the search's `tiers` block."""
+
+    model: str | None
+    chunks: int
+    pending: int
+    used: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "chunks": self.chunks,
+            "pending": self.pending,
+            "used": self.used,
+        }
+
+
+@dataclass
+class TierVectors:
+    """One usable tier: its embedder, and the chunk ids and unit rows it ranks."""
+
+    tier: VectorTier
+    embedder: Embedder
+    ids: np.ndarray
+    matrix: np.ndarray
+    _query_vectors: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def query_vector(self, text: str) -> np.ndarray:
+        """The query's vector, computed once per search (ranking and scope check share it).
+
+        Raises:
+            EmbedderError: the model could not answer.
+        """
+        if text not in self._query_vectors:
+            self._query_vectors[text] = self.embedder.embed([text])[0]
+        return self._query_vectors[text]
+
+    def similarities(self, text: str) -> np.ndarray:
+        return similarities(self.query_vector(text), self.matrix)
+
+
+class TierView:
+    """The tiers one search ranks by, read once from the store."""
+
+    def __init__(self, store: Store, embedders: dict[str, Embedder | None]) -> None:
+        self.tiers: list[TierVectors] = []
+        full_ids: np.ndarray | None = None
+        for tier in (FULL, FAST):
+            embedder = embedders.get(tier.name)
+            if embedder is None or store.get_meta(tier.meta_key) != embedder.identity.key():
+                continue
+            ids, matrix = store.vectors(tier=tier)
+            if tier is FAST and full_ids is not None and len(full_ids):
+                # Only what the full tier lacks: once it is complete this tier adds nothing.
+                keep = ~np.isin(ids, full_ids)
+                ids, matrix = ids[keep], matrix[keep]
+            if len(ids) == 0:
+                continue
+            if tier is FULL:
+                full_ids = ids
+            self.tiers.append(TierVectors(tier, embedder, ids, matrix))
+
+    def in_scope(self, chunk_ids: np.ndarray) -> TierView:
+        """The same tiers restricted to `chunk_ids` (a focus or --path)."""
+        view = TierView.__new__(TierView)
+        view.tiers = []
+        for entry in self.tiers:
+            keep = np.isin(entry.ids, chunk_ids)
+            if keep.any():
+                view.tiers.append(
+                    TierVectors(
+                        entry.tier,
+                        entry.embedder,
+                        entry.ids[keep],
+                        entry.matrix[keep],
+                        entry._query_vectors,
+                    )
+                )
+        return view
+
+    def orders(self, text: str, n: int, warnings: list[str] | None) -> list[tuple[list[int], dict]]:
+        """Per tier, (chunk ids best first, {chunk id: similarity}); a failing model is skipped
+        with a warning, so keywords and the other tier still rank (fail open)."""
+        out = []
+        for entry in self.tiers:
+            try:
+                sims = entry.similarities(text)
+            except EmbedderError as err:
+                if warnings is not None:
+                    warnings.append(f"{err} Ranked without the {entry.tier.name} tier's vectors.")
+                continue
+            picked = top_indices(sims, n)
+            ids = [int(entry.ids[i]) for i in picked]
+            out.append((ids, {cid: float(sims[i]) for cid, i in zip(ids, picked, strict=True)}))
+        return out
+
+
+def top_indices(scores: np.ndarray, n: int) -> np.ndarray:
+    """Positions of the `n` highest scores, best first; ties keep their order."""
+    if len(scores) == 0:
+        return np.zeros(0, dtype=np.int64)
+    n = min(n, len(scores))
+    picked = np.argpartition(-scores, n - 1)[:n]
+    return picked[np.argsort(-scores[picked], kind="stable")]
