@@ -25,7 +25,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from wherein.config import load_settings
-from wherein.embedding.registry import create_embedder
+from wherein.embedding.registry import create_embedder, create_fast_embedder
+from wherein.index.tiers import FAST, FULL, TIERS
 from wherein.indexing import build_index
 from wherein.ranking.signals import SIGNALS
 from wherein.search import run_search
@@ -46,9 +47,17 @@ def _load_scorer(bench_dir: Path):
 class InProcessWherein:
     """A retriever with the scorer's interface: prepare(folder) then search(query, limit)."""
 
-    def __init__(self, scorer, name: str, provider: str, signals: frozenset[str],
-                 steps: dict[str, str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        scorer,
+        name: str,
+        provider: str,
+        signals: frozenset[str],
+        steps: dict[str, str] | None = None,
+        tiers: frozenset[str] = frozenset(TIERS),
+    ) -> None:
         self.scorer = scorer
+        self.tiers = tiers
         self.name = name
         self.provider = provider
         self.signals = signals
@@ -56,6 +65,7 @@ class InProcessWherein:
         self.outcomes: Counter[str] = Counter()
         self.errors: list[str] = []
         self._embedder = None
+        self._fast = None
 
     def _settings(self, folder: Path):
         environ = {**os.environ, "WHEREIN_EMBEDDING_PROVIDER": self.provider, **self.steps}
@@ -68,6 +78,7 @@ class InProcessWherein:
         build_index(self.folder, self.settings)
         if self._embedder is None:
             self._embedder = create_embedder(self.settings)
+            self._fast = create_fast_embedder(self.settings)
         return time.perf_counter() - started
 
     def search(self, query: str, limit: int):
@@ -77,7 +88,9 @@ class InProcessWherein:
             settings=self.settings,
             limit=limit,
             embedder=self._embedder,
+            fast_embedder=self._fast,
             signals=self.signals,
+            tiers=self.tiers,
             cold_budget_s=0.0,
         )
         for step in ("expansion", "rerank"):
@@ -104,6 +117,11 @@ def main(argv: list[str] | None = None) -> int:
         "--home", default=str(Path.home() / ".cache" / "wherein-bench"), help="WHEREIN_HOME"
     )
     parser.add_argument("--ablate", action="store_true", help="also run with each signal off")
+    parser.add_argument(
+        "--tiers",
+        action="store_true",
+        help="also rank with each vector tier alone, and with none (the lexical index alone)",
+    )
     parser.add_argument("--no-baselines", action="store_true", help="skip bm25 and ripgrep")
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--out", help="JSON report path")
@@ -132,14 +150,19 @@ def main(argv: list[str] | None = None) -> int:
     retrievers.append(InProcessWherein(scorer, "wherein", args.provider, SIGNALS))
     for name, steps in _step_variants(args):
         retrievers.append(InProcessWherein(scorer, name, args.provider, SIGNALS, steps))
+    if args.tiers:
+        for name, tiers in (("fast", {FAST.name}), ("full", {FULL.name}), ("lexical", set())):
+            retrievers.append(
+                InProcessWherein(scorer, name, args.provider, SIGNALS, tiers=frozenset(tiers))
+            )
     if args.ablate:
         retrievers.append(InProcessWherein(scorer, "nosignal", args.provider, frozenset()))
         for signal in sorted(SIGNALS):
             retrievers.append(
                 InProcessWherein(scorer, f"-{signal}", args.provider, SIGNALS - {signal})
             )
-    namespace = argparse.Namespace(corpus_root=os.path.abspath(args.corpus_root), k=args.k,
-                                   cleanup=False)  # fmt: skip
+    corpus_root = os.path.abspath(args.corpus_root)
+    namespace = argparse.Namespace(corpus_root=corpus_root, k=args.k, cleanup=False)
     cache = scorer.FileCache()
     report = {"config": vars(args) | {"bench_dir": str(args.bench_dir)}, "results": {}}
     for retriever in retrievers:

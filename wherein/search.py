@@ -5,6 +5,7 @@ The CLI and the agent tool both call `run_search`; neither ranks on its own.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -26,7 +27,7 @@ from wherein.errors import EmbedderError, IndexUnwritable, UsageError
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import embed_pending, index_lock, refresh_index
 from wherein.index.store import ChunkRow, Store, open_store
-from wherein.index.tiers import FAST, FULL
+from wherein.index.tiers import FAST, FULL, TIERS
 from wherein.indexing import FAST_EMBED_BATCH
 from wherein.ranking.expansion import Expansion, start_expansion
 from wherein.ranking.fusion import fuse_rrf
@@ -34,6 +35,7 @@ from wherein.ranking.rerank import rerank
 from wherein.ranking.signals import SIGNALS, Candidate, apply_signals, copied_directories
 from wherein.ranking.step import OFF, StepStatus
 from wherein.ranking.tokens import query_tokens
+from wherein.resident import ResidentIndex
 from wherein.roots import RootPlan, plan_roots
 from wherein.scope import (
     WEAK_GAP,
@@ -172,7 +174,9 @@ def run_search(
     embedder: Embedder | None = None,
     fast_embedder: Embedder | None = None,
     signals: frozenset[str] = SIGNALS,
+    tiers: frozenset[str] = frozenset(TIERS),
     cancel: threading.Event | None = None,
+    resident: ResidentIndex | None = None,
 ) -> SearchResult:
     """Answer one query over the workspace, bringing the fast tiers up to date first.
 
@@ -183,6 +187,13 @@ def run_search(
 
     `embedder` and `fast_embedder` are warm models a long-lived caller keeps; without them
     each is loaded only if the index holds vectors it must rank.
+
+    `tiers` names the vector tiers that may rank (the benchmark measures each alone);
+    the lexical index always does.
+
+    `resident` is the state a long-lived caller keeps for this workspace: with it the open
+    index, each tier's matrix and query vectors persist between searches, and a `stat` of
+    the paths the last walk saw replaces the walk while nothing on disk changed.
 
     `cancel` stops the optional model steps (expansion, rerank) at once: none starts after
     it is set, and the search returns what the index alone ranks, saying so in their status.
@@ -208,35 +219,56 @@ def run_search(
         signals=signals,
         warnings=(*warnings, *plan.problems),
     )
-    models = _Models(settings, embedder, fast_embedder)
+    models = _Models(settings, embedder, fast_embedder, tiers)
     # Started first so the model thinks while the index is refreshed; collected in _rank.
     steps = _Steps(start_expansion(text, settings, cancel), settings, cancel)
-    try:
-        return _search_index(request, models, steps, verify=False)
-    except sqlite3.DatabaseError:
-        # A search skips the whole-file integrity scan; a read that fails says the file is
-        # damaged, so open it again the way `wherein index` does: checked, moved aside if bad.
-        return _search_index(request, models, steps, verify=True)
+    held = resident.lock if resident is not None else contextlib.nullcontext()
+    with held:
+        try:
+            return _search_index(request, models, steps, resident, verify=False)
+        except sqlite3.DatabaseError:
+            # A search skips the whole-file integrity scan; a read that fails says the file
+            # is damaged, so open it again as `wherein index` does: checked, moved aside if bad.
+            if resident is not None:
+                resident.drop_store()
+            return _search_index(request, models, steps, resident, verify=True)
 
 
-def _search_index(request: _Request, models: _Models, steps: _Steps, verify: bool) -> SearchResult:
+def _search_index(
+    request: _Request,
+    models: _Models,
+    steps: _Steps,
+    resident: ResidentIndex | None,
+    verify: bool,
+) -> SearchResult:
     warnings = list(request.warnings)
     directory = index_dir(request.workspace)
+    path = directory / INDEX_FILE_NAME
     with index_lock(directory, wait=False) as locked:
-        store = open_store(directory / INDEX_FILE_NAME, verify=verify)
+        store = resident.store(path, verify) if resident else open_store(path, verify=verify)
         try:
             if store.notice:
                 warnings.append(store.notice)
                 store.notice = None  # said once; _warm reports only what happens next
-            _warm(store, request, locked, models, warnings)
-            view = TierView(store, models.for_ranking(store, warnings))
-            hits, source_chars = _rank(store, request, view, warnings, steps)
+            _warm(store, request, locked, models, warnings, resident)
+            embedders = models.for_ranking(store, warnings, resident)
+            if resident is None:
+                view = TierView(store, embedders)
+            else:
+                keys = ",".join(
+                    f"{k}={e.identity.key() if e else None}" for k, e in embedders.items()
+                )
+                version = f"{resident.state(store)}|{keys}"
+                view = resident.cached("view", version, lambda: TierView(store, embedders))
+            hits, source_chars = _rank(store, request, view, warnings, steps, resident)
             if request.scope.focus:
                 warnings.extend(_scope_notice(store, request.scope.focus, view, request.text, hits))
-            pending_files, pending_chunks = store.pending_count()
-            coverage = _coverage(store, request.settings, view)
+            pending_files, pending_chunks, coverage = _cached(
+                resident, store, "coverage", lambda: _coverage(store, request.settings, view)
+            )
         finally:
-            store.close()
+            if resident is None:
+                store.close()
     returned = sum(len(hit.excerpt) for hit in hits)
     return SearchResult(
         request.text,
@@ -256,10 +288,17 @@ def _search_index(request: _Request, models: _Models, steps: _Steps, verify: boo
 class _Models:
     """The embedders of one search: given by a warm caller, or loaded when first needed."""
 
-    def __init__(self, settings: Settings, full: Embedder | None, fast: Embedder | None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        full: Embedder | None,
+        fast: Embedder | None,
+        tiers: frozenset[str],
+    ) -> None:
         if full is None:
             check_endpoint(settings)
         self.settings = settings
+        self.tiers = tiers
         self.full = full
         self.fast = fast
         self.fast_failed = False
@@ -274,22 +313,39 @@ class _Models:
                 warnings.append(f"{err} The fast tier is unavailable.")
         return self.fast
 
-    def for_ranking(self, store: Store, warnings: list[str]) -> dict[str, Embedder | None]:
+    def for_ranking(
+        self, store: Store, warnings: list[str], resident: ResidentIndex | None = None
+    ) -> dict[str, Embedder | None]:
         """The models whose vectors the index holds; the full model loads only then."""
         models: dict[str, Embedder | None] = {}
-        if store.get_meta(FULL.meta_key) is not None and store.counts()["vectors"]:
+        wanted = self.tiers
+        has_full = store.get_meta(FULL.meta_key) and _counts(store, resident)["vectors"]
+        if FULL.name in wanted and has_full:
             if self.full is None:
                 try:
                     self.full = create_embedder(self.settings)
                 except EmbedderError as err:
                     warnings.append(f"{err} Ranked without the configured model's vectors.")
             models[FULL.name] = self.full
-        if store.get_meta(FAST.meta_key) is not None:
+        if FAST.name in wanted and store.get_meta(FAST.meta_key) is not None:
             models[FAST.name] = self.fast_tier(warnings)
         return models
 
 
-def _coverage(store: Store, settings: Settings, view: TierView) -> dict[str, TierCoverage]:
+def _cached(resident: ResidentIndex | None, store: Store, name: str, build):
+    """`build()`, or for a resident caller its value kept while the index state is the same."""
+    if resident is None:
+        return build()
+    return resident.cached(name, resident.state(store), build)
+
+
+def _counts(store: Store, resident: ResidentIndex | None) -> dict[str, int]:
+    return _cached(resident, store, "counts", store.counts)
+
+
+def _coverage(store: Store, settings: Settings, view: TierView):
+    """(pending files, pending chunks) of the configured model, and each tier's coverage."""
+    pending_files, pending_chunks = store.pending_count()
     used = {entry.tier.name for entry in view.tiers}
     counts = store.counts()
     coverage = {}
@@ -304,7 +360,7 @@ def _coverage(store: Store, settings: Settings, view: TierView) -> dict[str, Tie
             pending=pending,
             used=tier.name in used,
         )
-    return coverage
+    return pending_files, pending_chunks, coverage
 
 
 class _Steps:
@@ -365,25 +421,39 @@ def _scope_notice(store: Store, focus: str, view: TierView, query: str, hits: li
     return []
 
 
-def _warm(store: Store, request: _Request, locked: bool, models: _Models, warnings: list[str]):
+def _warm(
+    store: Store,
+    request: _Request,
+    locked: bool,
+    models: _Models,
+    warnings: list[str],
+    resident: ResidentIndex | None,
+) -> None:
     """Bring the lexical index and the fast tier up to date within the budget."""
     settings = request.settings
-    if locked:
+    max_file_bytes = settings["walk.max_file_bytes"]
+    walk_key = (tuple((root.label, str(root.path)) for root in request.plan.roots), max_file_bytes)
+    if not locked:
+        if resident is not None:
+            resident.forget_walk()  # the other process may change what the next walk finds
+        warnings.append(
+            "Another wherein process is updating this index; results may miss recent changes."
+        )
+        return
+    if resident is not None and resident.tree_unchanged(walk_key):
+        if resident.fast_complete_at == resident.state(store):
+            return  # nothing on disk changed and every chunk has its fast vector
+    else:
         try:
-            report = refresh_index(
-                store, request.plan.roots, max_file_bytes=settings["walk.max_file_bytes"]
-            )
+            report = refresh_index(store, request.plan.roots, max_file_bytes=max_file_bytes)
         except IndexUnwritable as err:
             # A full disk must not cost the answer: rank what the index already holds.
             warnings.append(f"{err} Searched the index as it was.")
             return
         if report.unreadable:
             warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
-    else:
-        warnings.append(
-            "Another wherein process is updating this index; results may miss recent changes."
-        )
-        return
+        if resident is not None:
+            resident.remember_walk(walk_key, report.stamp)
     # The tier a search fills: the fast one, or the configured model when it is the fast one.
     tier, embedder = FAST, models.fast_tier(warnings)
     if fast_tier_identity(settings) is None:
@@ -412,16 +482,25 @@ def _warm(store: Store, request: _Request, locked: bool, models: _Models, warnin
     if store.notice:
         warnings.append(store.notice)
         store.notice = None
+    if resident is not None and not store.pending_count(tier)[1]:
+        resident.fast_complete_at = resident.state(store)
 
 
-def _rank(store: Store, request: _Request, view: TierView, warnings, steps: _Steps | None):
+def _rank(
+    store: Store,
+    request: _Request,
+    view: TierView,
+    warnings: list[str],
+    steps: _Steps | None,
+    resident: ResidentIndex | None = None,
+):
     prefixes, text = request.prefixes, request.text
     if prefixes:
         ids, _ = store.chunk_table(prefixes)
         if len(ids) == 0:
             return [], 0
         view = view.in_scope(ids)
-    elif not store.counts()["chunks"]:
+    elif not _counts(store, resident)["chunks"]:
         return [], 0
     orders = [_lexical_order(store, text, prefixes)]
     similarity_of: dict[int, float] = {}
@@ -448,7 +527,9 @@ def _rank(store: Store, request: _Request, view: TierView, warnings, steps: _Ste
         if cid in rows
     ]
     signals = request.signals
-    copies = copied_directories(store.file_paths()) if "penalty" in signals else frozenset()
+    copies = frozenset()
+    if "penalty" in signals:
+        copies = _cached(resident, store, "copies", lambda: copied_directories(store.file_paths()))
     ranked = _drop_overlaps(apply_signals(text, candidates, signals, copies))
     if steps is not None:
         ranked = steps.reorder(text, ranked, rows)

@@ -22,6 +22,11 @@ from wherein.ranking.vector import similarities
 
 __all__ = ["TierCoverage", "TierVectors", "TierView"]
 
+# Distinct query texts whose vectors a tier keeps while its view lives (a resident server
+# keeps the view across searches, and a session repeats itself often): 256 vectors of 384
+# floats are 0.4 MB.
+QUERY_VECTORS_KEPT = 256
+
 
 @dataclass(frozen=True)
 class TierCoverage:
@@ -57,9 +62,13 @@ class TierVectors:
         Raises:
             EmbedderError: the model could not answer.
         """
-        if text not in self._query_vectors:
-            self._query_vectors[text] = self.embedder.embed([text])[0]
-        return self._query_vectors[text]
+        vector = self._query_vectors.get(text)
+        if vector is None:
+            vector = self.embedder.embed([text])[0]
+            if len(self._query_vectors) >= QUERY_VECTORS_KEPT:
+                self._query_vectors.clear()
+            self._query_vectors[text] = vector
+        return vector
 
     def similarities(self, text: str) -> np.ndarray:
         return similarities(self.query_vector(text), self.matrix)

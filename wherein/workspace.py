@@ -103,6 +103,9 @@ class WalkReport:
     too_large: int = 0
     symlinks: int = 0
     unreadable: list[str] = field(default_factory=list)
+    # (path, size, mtime_ns) of every directory entered and ignore file read: a later stat
+    # of these and of the files walked tells whether a new walk could find anything new.
+    watched: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -156,10 +159,12 @@ class _IgnoreRules:
     def __init__(self, layers: tuple[tuple[str, pathspec.PathSpec], ...] = ()) -> None:
         self.layers = layers
 
-    def with_directory(self, directory: Path, rel_dir: str) -> _IgnoreRules:
+    def with_directory(
+        self, directory: Path, rel_dir: str, watched: list | None = None
+    ) -> _IgnoreRules:
         lines: list[str] = []
         for name in IGNORE_FILE_NAMES:
-            lines.extend(_read_lines(directory / name))
+            lines.extend(_read_lines(directory / name, watched))
         if not lines:
             return self
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
@@ -175,11 +180,22 @@ class _IgnoreRules:
         return verdict
 
 
-def _read_lines(path: Path) -> list[str]:
+def _read_lines(path: Path, watched: list | None = None) -> list[str]:
     try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+        text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
+    if watched is not None:
+        _watch(watched, str(path))
+    return text.splitlines()
+
+
+def _watch(watched: list, path: str) -> None:
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return
+    watched.append((path, info.st_size, info.st_mtime_ns))
 
 
 def walk_root(root: Root, max_file_bytes: int, report: WalkReport) -> Iterator[FileEntry]:
@@ -191,7 +207,8 @@ def walk_root(root: Root, max_file_bytes: int, report: WalkReport) -> Iterator[F
     rules = _IgnoreRules()
     exclude = root.path / ".git" / "info" / "exclude"
     if _is_file(exclude):
-        rules = _IgnoreRules((("", pathspec.GitIgnoreSpec.from_lines(_read_lines(exclude))),))
+        lines = _read_lines(exclude, report.watched)
+        rules = _IgnoreRules((("", pathspec.GitIgnoreSpec.from_lines(lines)),))
     yield from _walk_dir(root, root.path, "", rules, max_file_bytes, report)
 
 
@@ -203,7 +220,8 @@ def _walk_dir(
     max_file_bytes: int,
     report: WalkReport,
 ) -> Iterator[FileEntry]:
-    rules = rules.with_directory(directory, rel_dir)
+    _watch(report.watched, str(directory))
+    rules = rules.with_directory(directory, rel_dir, report.watched)
     try:
         with os.scandir(directory) as it:
             entries = sorted(it, key=lambda e: e.name)
@@ -238,6 +256,7 @@ def _walk_dir(
             continue
         if info.st_size > max_file_bytes:
             report.too_large += 1
+            report.watched.append((entry.path, info.st_size, info.st_mtime_ns))
             continue
         yield FileEntry(root, rel, Path(entry.path), info.st_size, info.st_mtime_ns)
     for path, rel in subdirs:

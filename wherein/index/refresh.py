@@ -22,6 +22,7 @@ from pathlib import Path
 from wherein.chunking import chunk_source, skip_reason
 from wherein.embedding.base import Embedder
 from wherein.errors import IndexUnwritable
+from wherein.index.change_check import TreeStamp
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
 from wherein.index.store import NewChunk, Store, embedding_text, open_store
 from wherein.index.tiers import FULL, VectorTier
@@ -57,6 +58,7 @@ class RefreshReport:
     notices: list[str] = field(default_factory=list)
     seconds: float = 0.0
     updated: bool = True  # False when another process held the lock
+    stamp: TreeStamp | None = None  # what the walk saw, for a resident process's next check
 
 
 @contextlib.contextmanager
@@ -100,6 +102,8 @@ def refresh_index(
     entries: list[FileEntry] = []
     for root in roots:
         entries.extend(walk_root(root, max_file_bytes, walk))
+    walked = [(str(entry.path), entry.size, entry.mtime_ns) for entry in entries]
+    report.stamp = TreeStamp.of(walk.watched + walked)
     report.skipped["too_large"] += walk.too_large
     report.skipped["symlink"] += walk.symlinks
     report.unreadable.extend(walk.unreadable)

@@ -1,0 +1,100 @@
+"""A resident index answers like a fresh search, and stays true to the disk between searches."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.helpers import HashingEmbedder, write_tree
+from wherein.config import load_settings
+from wherein.index.change_check import TreeStamp
+from wherein.index.refresh import refresh_index
+from wherein.index.store import open_store
+from wherein.resident import ResidentIndex
+from wherein.search import run_search
+from wherein.workspace import Root
+
+FILES = {
+    "app/retry.py": "def retry_with_backoff(call):\n    '''Wait longer after a failure.'''\n",
+    "app/cookies.py": "def parse_cookie(header):\n    return dict(header)\n",
+    "docs/notes.txt": "nothing to see\n",
+}
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return write_tree(tmp_path / "repo", FILES)
+
+
+@pytest.fixture
+def search(repo):
+    resident = ResidentIndex()
+    embedder = HashingEmbedder()
+    settings = load_settings(repo)
+
+    def run(query: str):
+        return run_search(
+            query, workspace=repo, settings=settings, fast_embedder=embedder, resident=resident
+        )
+
+    yield run
+    resident.drop_store()
+
+
+def _places(result):
+    return [(hit.path, hit.start_line, hit.end_line, hit.excerpt) for hit in result.hits]
+
+
+def test_resident_results_equal_fresh_results(repo, search):
+    settings = load_settings(repo)
+    for query in ("parse_cookie", "wait after a failure", "cookie header"):
+        fresh = run_search(
+            query, workspace=repo, settings=settings, fast_embedder=HashingEmbedder()
+        )
+        assert _places(search(query)) == _places(fresh)
+        assert _places(search(query)) == _places(fresh)  # and again, from what it kept
+
+
+def test_an_edit_in_place_is_seen_by_the_next_search(repo, search):
+    assert search("parse_cookie").hits[0].path == "app/cookies.py"
+    target = repo / "app/cookies.py"
+    before = target.stat()
+    target.write_text("def parse_biscuit(header):\n    return dict(header)\n")
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
+    assert all("parse_cookie" not in hit.excerpt for hit in search("parse_cookie").hits)
+    assert search("parse_biscuit").hits[0].path == "app/cookies.py"
+
+
+def test_a_new_file_and_a_removed_file_are_seen(repo, search):
+    search("parse_cookie")
+    (repo / "app/router.py").write_text("def add_route_handler(path):\n    return path\n")
+    assert search("add_route_handler").hits[0].path == "app/router.py"
+    (repo / "app/router.py").unlink()
+    assert all(hit.path != "app/router.py" for hit in search("add_route_handler").hits)
+
+
+def test_a_changed_ignore_file_is_seen(repo, search):
+    (repo / ".gitignore").write_text("# nothing yet\n")
+    assert search("parse_cookie").hits[0].path == "app/cookies.py"
+    ignore = repo / ".gitignore"
+    before = ignore.stat()
+    ignore.write_text("app/cookies.py\n")
+    os.utime(ignore, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
+    assert all(hit.path != "app/cookies.py" for hit in search("parse_cookie").hits)
+
+
+def test_the_stamp_of_a_walk_notices_each_kind_of_change(repo, tmp_path):
+    store = open_store(tmp_path / "home" / "index.db")
+    stamp = refresh_index(store, [Root(repo)], max_file_bytes=1 << 20).stamp
+    assert isinstance(stamp, TreeStamp) and stamp.unchanged()
+    assert str(repo) in stamp.paths and str(repo / "app") in stamp.paths
+    (repo / "docs" / "new.txt").write_text("hello\n")  # a new file: its folder's mtime moves
+    assert not stamp.unchanged()
+    stamp = refresh_index(store, [Root(repo)], max_file_bytes=1 << 20).stamp
+    (repo / "docs" / "new.txt").write_text("hello, longer\n")  # an edit: size and mtime move
+    assert not stamp.unchanged()
+    stamp = refresh_index(store, [Root(repo)], max_file_bytes=1 << 20).stamp
+    (repo / "docs" / "new.txt").unlink()
+    assert not stamp.unchanged()
+    store.close()

@@ -1,0 +1,76 @@
+"""What a long-lived process (`wherein serve`) keeps between searches of one workspace.
+
+A fresh search opens the index, walks the tree, reads each tier's vectors and
+counts what is pending; most of that is the same from one query to the next. A
+`ResidentIndex` keeps the open store, the tree stamp of the last walk (so a
+`stat` of known paths replaces the walk while nothing changed), each tier's
+matrix with its query vectors, and the coverage counts, each keyed by the index
+state it was read at. Another process writing the index changes that state, and
+the next search reads it again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from wherein.index.change_check import TreeStamp
+from wherein.index.store import Store, open_store
+from wherein.index.tiers import FAST, FULL
+
+__all__ = ["ResidentIndex"]
+
+
+class ResidentIndex:
+    """The state of one workspace's index kept across searches. Searches on it are serialized."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._store: Store | None = None
+        self._store_path: Path | None = None
+        self._stamp: TreeStamp | None = None
+        self._stamp_key: tuple | None = None
+        self._cached: dict[str, tuple[str, object]] = {}
+        # The index state at which the fast tier was seen complete: no need to look again.
+        self.fast_complete_at: str | None = None
+
+    def store(self, path: Path, verify: bool) -> Store:
+        """The open store at `path`, opened once (again after a failure or with `verify`)."""
+        if verify or self._store is None or self._store_path != path:
+            self.drop_store()
+            self._store = open_store(path, verify=verify)
+            self._store_path = path
+        return self._store
+
+    def drop_store(self) -> None:
+        """Forget the store and everything read from it (after an error, or to release it)."""
+        if self._store is not None:
+            self._store.close()
+        self._store = None
+        self._stamp = None
+        self._cached.clear()
+        self.fast_complete_at = None
+
+    def tree_unchanged(self, key: tuple) -> bool:
+        """True when the last walk of these roots still describes the tree on disk."""
+        return self._stamp is not None and self._stamp_key == key and self._stamp.unchanged()
+
+    def remember_walk(self, key: tuple, stamp: TreeStamp | None) -> None:
+        self._stamp, self._stamp_key = stamp, key
+
+    def forget_walk(self) -> None:
+        self._stamp = None
+
+    def cached(self, name: str, version: str, build: Callable[[], object]) -> object:
+        """`build()`'s value, kept until `version` (an index state) changes."""
+        held = self._cached.get(name)
+        if held is not None and held[0] == version:
+            return held[1]
+        value = build()
+        self._cached[name] = (version, value)
+        return value
+
+    def state(self, store: Store) -> str:
+        """A key that changes whenever the chunks or either tier's vectors change."""
+        return "|".join((store.vectors_version(FULL), store.vectors_version(FAST)))
