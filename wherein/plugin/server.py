@@ -67,6 +67,7 @@ def create_server(
     async def lifespan(_server: Server[RecallSession]) -> AsyncIterator[RecallSession]:
         session = RecallSession(workspace, session_name)
         logger.info("recall session %s on %s", session.id, workspace)
+        _start_backfill(session)
         try:
             yield session
         finally:
@@ -126,6 +127,21 @@ async def _serve_stdio(server: Server[Any]) -> None:
             # Text a library printed during the session may still sit in sys.stdout's buffer;
             # flush it while fd 1 still points at stderr, before the transport restores it.
             sys.stdout.flush()
+
+
+def _start_backfill(session: RecallSession) -> None:
+    """Begin filling the configured model's tier as the session starts (if the index has
+    chunks waiting; a never-indexed workspace starts it at its first search instead)."""
+    from wherein.config import load_settings
+    from wherein.errors import WhereinError
+    from wherein.index.location import INDEX_FILE_NAME, index_dir
+
+    if not (index_dir(session.workspace) / INDEX_FILE_NAME).is_file():
+        return
+    try:
+        session.start_backfill(load_settings(session.workspace))
+    except WhereinError as err:  # a broken config is reported by the first call that needs it
+        logger.info("no background fill: %s", err)
 
 
 def serve(workspace: Path) -> int:

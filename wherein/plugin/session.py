@@ -1,4 +1,8 @@
-"""One MCP session of `recall`: its id, usage meter, background index job and warm embedder.
+"""One MCP session of `recall`: its id, usage meter, background work and warm models.
+
+Besides the index job an agent may start, a session fills the configured model's
+vector tier in the background (`wherein.index.backfill`) from its first search on,
+and keeps the workspace's index resident (`wherein.resident`) between searches.
 
 A session is one connection from a host: for `wherein serve` over stdio, one process. The SDK
 exposes no session id on stdio, so one is minted per session unless the host names one in
@@ -18,9 +22,10 @@ import anyio
 
 from wherein.config import Settings
 from wherein.embedding.base import Embedder
-from wherein.errors import EmbedderError
+from wherein.errors import EmbedderError, WhereinError
 from wherein.plugin.jobs import IndexJob
 from wherein.plugin.usage import UsageMeter
+from wherein.resident import ResidentIndex
 
 __all__ = ["SESSION_ENV", "RecallSession", "session_id"]
 
@@ -54,12 +59,19 @@ class RecallSession:
         self.job: IndexJob | None = None
         self._job_reported = True
         self._embedders: dict[str, Embedder] = {}
+        self._fast_embedders: dict[str, Embedder | None] = {}
         self._embedder_lock = threading.Lock()
+        self.resident = ResidentIndex()
+        self._backfill: threading.Thread | None = None
+        self._backfill_stop = threading.Event()
+        self._closed = False
+        self.backfill_error: str | None = None
 
     def start_index(self, settings: Settings) -> tuple[IndexJob, bool]:
         """Start a background index job, or return the one running; True if started now."""
         if self.job is not None and self.job.running:
             return self.job, False
+        self._stop_backfill()  # the job fills the same tier, holding the index throughout
         self.job = IndexJob(self.workspace, settings).start()
         self._job_reported = False
         return self.job, True
@@ -91,8 +103,71 @@ class RecallSession:
                     return None
             return self._embedders[key]
 
+    def fast_embedder(self, settings: Settings) -> Embedder | None:
+        """The fast tier's model, loaded once; None without a fast tier or when it cannot load."""
+        from wherein.embedding.registry import create_fast_embedder, fast_tier_identity
+
+        key = str(fast_tier_identity(settings))
+        with self._embedder_lock:
+            if key not in self._fast_embedders:
+                try:
+                    self._fast_embedders = {key: create_fast_embedder(settings)}
+                except EmbedderError:
+                    self._fast_embedders = {key: None}
+            return self._fast_embedders[key]
+
+    def start_backfill(self, settings: Settings) -> bool:
+        """Fill the configured model's tier in a background thread unless one is running.
+
+        Nothing starts when the configured model is the fast one (searches fill it) or its
+        model cannot load (the search says why). Returns True if a thread started now.
+        """
+        from wherein.embedding.registry import fast_tier_identity
+
+        if self._closed or self.backfill_running() or fast_tier_identity(settings) is None:
+            return False
+        if self.job is not None and self.job.running:
+            return False
+        self._backfill_stop = threading.Event()
+        self._backfill = threading.Thread(
+            target=self._run_backfill, args=(settings,), name="wherein-backfill", daemon=True
+        )
+        self._backfill.start()
+        return True
+
+    def _run_backfill(self, settings: Settings) -> None:
+        from wherein.index.backfill import backfill_full_tier
+
+        stop = self._backfill_stop
+        embedder = self.embedder(settings)  # loads here, so starting never blocks the caller
+        if embedder is None:
+            return
+        try:
+            done = backfill_full_tier(self.workspace, embedder, stop, guard=self.resident.lock)
+        except WhereinError as err:
+            self.backfill_error = f"Filling the configured model's vectors stopped: {err}"
+            logger.warning("%s", self.backfill_error)
+            return
+        self.backfill_error = None
+        logger.info("recall session %s embedded %d chunks in the background", self.id, done)
+
+    def backfill_running(self) -> bool:
+        return self._backfill is not None and self._backfill.is_alive()
+
+    def _stop_backfill(self) -> None:
+        """Ask the background fill to stop at its next batch and wait (bounded) for it."""
+        self._backfill_stop.set()
+        backfill = self._backfill
+        if backfill is not None and backfill.is_alive():
+            backfill.join(JOB_STOP_TIMEOUT_S)
+
     async def aclose(self) -> None:
-        """Cancel this session's index job and wait (bounded) for it to stop."""
+        """Stop the background work of this session and wait (bounded) for it."""
+        self._closed = True
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(self._stop_backfill)
+        with self.resident.lock:
+            self.resident.drop_store()
         job = self.job
         if job is None or not job.running:
             return

@@ -142,21 +142,40 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
         folder_inside(workspace, args["focus"], "focus") if args.get("focus") else args.get("focus")
     )
     embedder = await anyio.to_thread.run_sync(session.embedder, settings)
+    fast_embedder = await anyio.to_thread.run_sync(session.fast_embedder, settings)
 
     def search() -> SearchResult:
-        return run_search(query, workspace=workspace, settings=settings, limit=args.get("limit"),
-                          path=path or None, focus=focus, embedder=embedder)  # fmt: skip
+        return run_search(
+            query,
+            workspace=workspace,
+            settings=settings,
+            limit=args.get("limit"),
+            path=path or None,
+            focus=focus,
+            embedder=embedder,
+            fast_embedder=fast_embedder,
+            resident=session.resident,
+        )
 
     result = await anyio.to_thread.run_sync(search)
+    if result.pending_chunks:
+        session.start_backfill(settings)
     _, block = render_hits(result.hits)
     count = len(result.hits)
     where = f" under {path}" if path else ""
     lines = [f"{count} result{'s' if count != 1 else ''} for {result.query!r}{where}."]
     lines += [f"Note: {warning}" for warning in result.warnings]
+    if session.backfill_error:
+        lines.append(f"Note: {session.backfill_error}")
     if result.pending_chunks:
+        filling = (
+            "this session is embedding them now"
+            if session.backfill_running()
+            else ("recall action=index finishes them")
+        )
         lines.append(
-            f"{result.pending_chunks} chunks in {result.pending_files} files have no vector yet "
-            "(keyword ranking covers them); recall action=index finishes them."
+            f"{result.pending_chunks} chunks in {result.pending_files} files have no vector from "
+            f"the configured model yet (the fast tier and keywords cover them); {filling}."
         )
     fields: dict[str, Any] = {
         "query": result.query,
@@ -189,7 +208,8 @@ def _result_fields(hit) -> dict[str, Any]:
 
 
 async def _index(session, settings: Settings, args, report_progress) -> _Parts:
-    job, started = session.start_index(settings)
+    # Off the event loop: starting a job first stops the background fill at its next batch.
+    job, started = await anyio.to_thread.run_sync(session.start_index, settings)
     if args.get("run_in_background", True):
         if started:
             text = (f"Index job {job.id} started in the background. Search works meanwhile; "

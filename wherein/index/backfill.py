@@ -1,0 +1,103 @@
+"""Fill the configured model's tier behind a live session, never holding the index for long.
+
+`wherein index` holds the write lock while it embeds, which is right for a command
+someone waits on. A server that fills the slow tier in the background must not:
+every search refreshes the index first and would find it locked for minutes. So the
+lock is taken only to read a batch of pending texts and again to write its vectors;
+the model runs between, unlocked. A chunk that changed meanwhile is harmless: its
+vector is keyed by the hash of the text embedded, lands on no chunk, and is dropped
+with the other orphans by the next `wherein index`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from wherein.embedding.base import Embedder
+from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.refresh import EMBED_BATCH, check_identity, index_lock
+from wherein.index.store import open_store
+from wherein.index.tiers import FULL
+
+__all__ = ["backfill_full_tier"]
+
+# How often a waiting backfill looks at the lock again, and whether it was asked to stop.
+LOCK_POLL_S = 0.2
+
+
+def backfill_full_tier(
+    workspace: Path,
+    embedder: Embedder,
+    stop: threading.Event,
+    progress: Callable[[int, int], None] | None = None,
+    guard: threading.Lock | None = None,
+) -> int:
+    """Embed every chunk that lacks a vector of the configured model; returns how many.
+
+    Stops at the next batch boundary once `stop` is set. `guard` is a lock the caller's
+    searches hold while they run: taken with the index lock, it makes a search wait the
+    few milliseconds of a batch read or write instead of finding the index busy.
+
+    Raises:
+        EmbedderError: the model failed; what was written stays.
+        IndexUnwritable: the index cannot be written (a full disk); what was written stays.
+    """
+    directory = index_dir(workspace)
+    path = directory / INDEX_FILE_NAME
+    done = 0
+    while not stop.is_set():
+        pending = _locked(directory, stop, guard, lambda: _read_batch(path, embedder))
+        if not pending:
+            return done
+        vectors = embedder.embed([text for _, text in pending])
+        items = list(zip([h for h, _ in pending], vectors, strict=True))
+        write = functools.partial(_write_batch, path, items)
+        if _locked(directory, stop, guard, write) is None:
+            return done
+        done += len(items)
+        if progress is not None:
+            progress(done, done + _pending(path))
+    return done
+
+
+def _locked(directory: Path, stop: threading.Event, guard: threading.Lock | None, work: Callable):
+    """Run `work` under the write lock, polling so a stop request is heard; None if stopped."""
+    held = guard if guard is not None else contextlib.nullcontext()
+    while not stop.is_set():
+        with held, index_lock(directory, wait=False) as locked:
+            if locked:
+                return work()
+        time.sleep(LOCK_POLL_S)
+    return None
+
+
+def _read_batch(path: Path, embedder: Embedder) -> list[tuple[str, str]]:
+    store = open_store(path)
+    try:
+        check_identity(store, embedder, FULL)
+        return store.pending_texts(EMBED_BATCH, tier=FULL)
+    finally:
+        store.close()
+
+
+def _write_batch(path: Path, items) -> bool:
+    store = open_store(path)
+    try:
+        with store.transaction() as conn:
+            store.put_vectors(conn, items, FULL)
+        return True
+    finally:
+        store.close()
+
+
+def _pending(path: Path) -> int:
+    store = open_store(path)
+    try:
+        return store.pending_count(FULL)[1]
+    finally:
+        store.close()
