@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +49,7 @@ class FileState:
 
 @dataclass(frozen=True)
 class NewChunk:
-    """A chunk about to be written, with its BM25 term counts."""
+    """A chunk about to be written, with its BM25 terms (repeats kept: they are counts)."""
 
     start_line: int
     end_line: int
@@ -57,7 +58,7 @@ class NewChunk:
     header: str
     text: str
     text_hash: str
-    term_counts: dict[str, int]
+    terms: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -298,6 +299,7 @@ class Store:
         file_id = cursor.lastrowid
         postings: list[tuple[int, int, int]] = []
         for chunk in chunks:
+            term_counts = Counter(chunk.terms)
             cursor = conn.execute(
                 "INSERT INTO chunks(file_id, start_line, end_line, symbols, kind, header, text, "
                 "text_hash, n_tokens, has_vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
@@ -311,12 +313,12 @@ class Store:
                     chunk.header,
                     chunk.text,
                     chunk.text_hash,
-                    sum(chunk.term_counts.values()),
+                    len(chunk.terms),
                     chunk.text_hash,
                 ),
             )
             chunk_id = cursor.lastrowid
-            for term, count in chunk.term_counts.items():
+            for term, count in term_counts.items():
                 postings.append((term_ids.id_for(conn, term), chunk_id, count))
         conn.executemany("INSERT INTO postings(term_id, chunk_id, tf) VALUES (?, ?, ?)", postings)
 

@@ -1,0 +1,218 @@
+"""Turn changed files into records ready to write, in worker processes when it pays.
+
+Preparing a file is reading it, hashing it, deciding whether it is skipped,
+chunking it with tree-sitter and tokenizing each chunk for BM25: pure CPU work
+with no index access, so it runs beside the process that writes SQLite.
+
+A large batch goes to a pool of `spawn`ed worker processes; a small one (a
+search after a one-file edit) is prepared in-process, so it never pays process
+start-up. Workers cannot outlive the process that started them: on Linux the
+kernel sends them SIGKILL when it dies (PR_SET_PDEATHSIG), and everywhere a
+watchdog thread in each worker exits when its parent process changes.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import ctypes
+import ctypes.util
+import hashlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+
+from wherein.chunking import chunk_source, skip_reason
+from wherein.index.store import NewChunk, embedding_text
+from wherein.ranking.tokens import document_terms
+from wherein.workspace import FileEntry, read_source
+
+__all__ = ["DEFAULT_WORKERS", "PreparedFile", "prepare_file", "prepare_files", "uses_pool"]
+
+# Two workers on the usual 2-core machine: the main process mostly waits on
+# SQLite I/O and unpickling, and the OS shares the cores among the three. One
+# core gains nothing from a pool, so it prepares in-process.
+DEFAULT_WORKERS = min(2, os.cpu_count() or 1) if (os.cpu_count() or 1) >= 2 else 0
+# Below both bounds a batch is prepared in-process. Starting two spawned workers
+# costs ~0.3 s of wall time (interpreter + imports + first grammar load, measured
+# on the stdlib benchmark machine), which is what ~40 average files take to prepare.
+POOL_MIN_FILES = 64
+POOL_MIN_BYTES = 1 << 20
+# Files per task: enough to amortise the pickling round trip, few enough that
+# the ordered stream does not wait long behind one slow task.
+TASK_FILES = 8
+# Tasks in flight per worker: keeps the workers busy while the caller writes,
+# and bounds how many prepared files sit in memory at once.
+TASKS_IN_FLIGHT_PER_WORKER = 4
+PARENT_POLL_S = 0.5
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+@dataclass(frozen=True)
+class PreparedFile:
+    """One changed file, read and cut into chunks, or the reason it was not.
+
+    `outcome` is "ok" (write it: `skipped` may still name a reason such as
+    "binary" or "generated", with no chunks), "unchanged" (same sha256 as the
+    index holds: only refresh its size and mtime), "vanished", or
+    "unreadable: <why>" (write nothing).
+    """
+
+    entry: FileEntry
+    outcome: str
+    size: int = 0
+    mtime_ns: int = 0
+    sha256: str = ""
+    language: str = ""
+    skipped: str | None = None
+    chunks: tuple[NewChunk, ...] = ()
+
+
+def prepare_file(entry: FileEntry, max_file_bytes: int, known_sha256: str | None) -> PreparedFile:
+    """Prepare one file in this process."""
+    source = read_source(entry, max_file_bytes)
+    if isinstance(source, str):
+        if source == "vanished" or source.startswith("unreadable"):
+            return PreparedFile(entry, source)
+        # "binary", "too_large": remembered as skipped, so the stat fast path applies.
+        return PreparedFile(entry, "ok", entry.size, entry.mtime_ns, skipped=source)
+    if known_sha256 is not None and known_sha256 == source.sha256:
+        return PreparedFile(entry, "unchanged", source.size, source.mtime_ns, source.sha256)
+    skipped = skip_reason(entry.rel, source.text)
+    language = ""
+    chunks: list[NewChunk] = []
+    if skipped is None:
+        language, pieces = chunk_source(entry.rel, source.text)
+        path = entry.display_path
+        for piece in pieces:
+            embedded = embedding_text(path, piece.symbols, piece.header, piece.text)
+            chunks.append(
+                NewChunk(
+                    start_line=piece.start_line,
+                    end_line=piece.end_line,
+                    symbols=piece.symbols,
+                    kind=piece.kind,
+                    header=piece.header,
+                    text=piece.text,
+                    text_hash=hashlib.sha256(embedded.encode("utf-8", "surrogatepass")).hexdigest(),
+                    terms=tuple(document_terms(path, piece.header, piece.text)),
+                )
+            )
+    return PreparedFile(
+        entry,
+        "ok",
+        source.size,
+        source.mtime_ns,
+        source.sha256,
+        language,
+        skipped,
+        tuple(chunks),
+    )
+
+
+def uses_pool(entries: Sequence[FileEntry], workers: int | None = None) -> bool:
+    """Whether `prepare_files` would start worker processes for these entries."""
+    if (DEFAULT_WORKERS if workers is None else workers) < 1:
+        return False
+    if len(entries) >= POOL_MIN_FILES:
+        return True
+    return sum(entry.size for entry in entries) >= POOL_MIN_BYTES
+
+
+def prepare_files(
+    entries: Iterable[FileEntry],
+    *,
+    max_file_bytes: int,
+    known_sha256: Mapping[str, str],
+    workers: int | None = None,
+) -> Iterator[PreparedFile]:
+    """Prepare `entries`, yielding one `PreparedFile` each, in input order, as they are done.
+
+    `known_sha256` maps a display path to the sha256 the index holds for it.
+    `workers` is the pool size (default `DEFAULT_WORKERS`); 0 forces in-process
+    work, and a batch too small to pay for process start-up is always done
+    in-process. Results stream: at most a few tasks' worth are held at once.
+    Closing the iterator early (or an exception in the caller) shuts the pool down.
+    """
+    entries = list(entries)
+    if not uses_pool(entries, workers):
+        for entry in entries:
+            yield prepare_file(entry, max_file_bytes, known_sha256.get(entry.display_path))
+        return
+    count = DEFAULT_WORKERS if workers is None else workers
+    tasks = (
+        [(entry, known_sha256.get(entry.display_path)) for entry in entries[i : i + TASK_FILES]]
+        for i in range(0, len(entries), TASK_FILES)
+    )
+    with _pool(count) as pool:
+        window: collections.deque[Future] = collections.deque()
+        limit = count * TASKS_IN_FLIGHT_PER_WORKER
+        for task in tasks:
+            window.append(pool.submit(_prepare_task, task, max_file_bytes))
+            if len(window) >= limit:
+                yield from window.popleft().result()
+        while window:
+            yield from window.popleft().result()
+
+
+@contextlib.contextmanager
+def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    # `spawn`, not `fork`: the MCP server runs index jobs in threads, and a forked
+    # child of a threaded process can inherit a lock held mid-operation (SQLite,
+    # logging, onnxruntime). Spawning two workers measured ~0.3 s to the first
+    # result, forkserver ~0.35 s on first use (it starts its server, then forks)
+    # and less on reuse, but the forkserver is a long-lived process of its own
+    # that workers are children of, which PR_SET_PDEATHSIG cannot tie to us.
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_worker_init,
+        initargs=(os.getpid(),),
+    )
+    try:
+        yield pool
+    finally:
+        # Drop queued tasks; wait for the running ones so every pipe and
+        # semaphore is closed here, not by the garbage collector.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _prepare_task(
+    task: list[tuple[FileEntry, str | None]], max_file_bytes: int
+) -> list[PreparedFile]:
+    return [prepare_file(entry, max_file_bytes, known) for entry, known in task]
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Tie this worker's life to its parent's, and leave Ctrl-C to the parent."""
+    # The terminal sends SIGINT to the whole process group; the parent decides
+    # what to do (it shuts the pool down), the worker finishes its task quietly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        _set_parent_death_signal(signal.SIGKILL)
+    # The parent may have died before the line above took effect.
+    if os.getppid() != parent_pid:
+        os._exit(1)
+    threading.Thread(
+        target=_watch_parent, args=(parent_pid,), name="wherein-parent-watch", daemon=True
+    ).start()
+
+
+def _set_parent_death_signal(signum: int) -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, int(signum), 0, 0, 0)
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """Exit once the parent is gone (the worker is re-parented): the portable fallback."""
+    stop = threading.Event()
+    while not stop.wait(PARENT_POLL_S):
+        if os.getppid() != parent_pid:
+            os._exit(1)
