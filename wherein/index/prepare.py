@@ -51,6 +51,8 @@ TASK_FILES = 8
 TASKS_IN_FLIGHT_PER_WORKER = 4
 PARENT_POLL_S = 0.5
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+# See `_pool` for why; scripts/bench_prepare.py measures the alternatives.
+START_METHOD = "spawn"
 
 
 @dataclass(frozen=True)
@@ -168,12 +170,13 @@ def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     # result, forkserver ~0.35 s on first use (it starts its server, then forks)
     # and less on reuse, but the forkserver is a long-lived process of its own
     # that workers are children of, which PR_SET_PDEATHSIG cannot tie to us.
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context(START_METHOD)
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
         initializer=_worker_init,
-        initargs=(os.getpid(),),
+        # A forkserver's children are its own, not ours: only `spawn` can check the parent.
+        initargs=(os.getpid() if START_METHOD == "spawn" else None,),
     )
     try:
         yield pool
@@ -189,13 +192,15 @@ def _prepare_task(
     return [prepare_file(entry, max_file_bytes, known) for entry, known in task]
 
 
-def _worker_init(parent_pid: int) -> None:
+def _worker_init(parent_pid: int | None) -> None:
     """Tie this worker's life to its parent's, and leave Ctrl-C to the parent."""
     # The terminal sends SIGINT to the whole process group; the parent decides
     # what to do (it shuts the pool down), the worker finishes its task quietly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         _set_parent_death_signal(signal.SIGKILL)
+    if parent_pid is None:
+        return
     # The parent may have died before the line above took effect.
     if os.getppid() != parent_pid:
         os._exit(1)
