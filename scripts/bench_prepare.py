@@ -10,6 +10,7 @@ Run: python scripts/bench_prepare.py [--corpus DIR] [--repeats N] [--workers N]
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import tempfile
@@ -26,14 +27,20 @@ from wherein.workspace import Root, WalkReport, walk_root  # noqa: E402
 MAX_FILE_BYTES = 1_048_576
 
 
-def run(entries, workers: int) -> tuple[float, float, int]:
-    wall, cpu = time.perf_counter(), time.process_time()
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(entries, workers: int) -> tuple[float, float, float, int]:
+    wall, cpu, workers_cpu = time.perf_counter(), time.process_time(), children_cpu()
     chunks = 0
     for item in prepare.prepare_files(
         entries, max_file_bytes=MAX_FILE_BYTES, known_sha256={}, workers=workers
     ):
         chunks += len(item.chunks)
-    return time.perf_counter() - wall, time.process_time() - cpu, chunks
+    elapsed = time.perf_counter() - wall
+    return elapsed, time.process_time() - cpu, children_cpu() - workers_cpu, chunks
 
 
 def first_result(entries, method: str) -> float:
@@ -68,14 +75,18 @@ def main() -> None:
             prepare.prepare_file(entry, MAX_FILE_BYTES, None)
         per_file = (time.perf_counter() - started) / len(small)
         print(f"in-process {per_file * 1000:.1f} ms per file (first {len(small)}), {len(inproc)}")
-        results: dict[str, list[tuple[float, float, int]]] = {"single": [], "pooled": []}
+        results: dict[str, list[tuple[float, float, float, int]]] = {"single": [], "pooled": []}
         for _ in range(args.repeats):  # interleaved, so drift hits both alike
             results["single"].append(run(entries, 0))
             results["pooled"].append(run(entries, args.workers))
         for name, rows in results.items():
             wall = statistics.median(r[0] for r in rows)
             cpu = statistics.median(r[1] for r in rows)
-            print(f"{name:<7} wall {wall:6.2f} s  main CPU {cpu:6.2f} s  chunks {rows[0][2]}")
+            workers_cpu = statistics.median(r[2] for r in rows)
+            print(
+                f"{name:<7} wall {wall:6.2f} s  main CPU {cpu:6.2f} s  "
+                f"workers CPU {workers_cpu:6.2f} s  chunks {rows[0][3]}"
+            )
         single = statistics.median(r[0] for r in results["single"])
         pooled = statistics.median(r[0] for r in results["pooled"])
         print(f"pooled/single wall ratio {pooled / single:.2f}")
