@@ -176,3 +176,32 @@ def test_workers_die_when_their_parent_is_killed(tmp_path):
 def test_the_start_method_is_spawn():
     # fork in a threaded process (the MCP server) can copy a lock mid-operation.
     assert prepare.START_METHOD == "spawn"
+
+
+UNGUARDED = """
+import sys
+from pathlib import Path
+from wherein.index.prepare import prepare_files, uses_pool
+from wherein.workspace import Root, WalkReport, walk_root
+
+entries = list(walk_root(Root(Path(sys.argv[1])), 1 << 20, WalkReport()))
+assert uses_pool(entries, 2)
+done = list(prepare_files(entries, max_file_bytes=1 << 20, known_sha256={}, workers=2))
+print(len(done))
+"""
+
+
+def test_a_script_without_a_main_guard_can_use_the_pool(tmp_path):
+    root = make_tree(tmp_path / "repo", POOL_MIN_FILES + 4)
+    script = tmp_path / "unguarded.py"  # a file: spawn would re-run it in every worker
+    script.write_text(UNGUARDED)
+    result = subprocess.run(
+        [sys.executable, str(script), str(root)],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(POOL_MIN_FILES + 4)]

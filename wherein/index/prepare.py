@@ -23,6 +23,7 @@ import os
 import signal
 import sys
 import threading
+import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -38,17 +39,22 @@ __all__ = ["DEFAULT_WORKERS", "PreparedFile", "prepare_file", "prepare_files", "
 # SQLite I/O and unpickling, and the OS shares the cores among the three. One
 # core gains nothing from a pool, so it prepares in-process.
 DEFAULT_WORKERS = min(2, os.cpu_count() or 1) if (os.cpu_count() or 1) >= 2 else 0
-# Below both bounds a batch is prepared in-process. Starting two spawned workers
-# costs ~0.3 s of wall time (interpreter + imports + first grammar load, measured
-# on the stdlib benchmark machine), which is what ~40 average files take to prepare.
+# Below both bounds a batch is prepared in-process. Two spawned workers took
+# 0.86 s to the first result on a loaded 2-core machine (interpreter, imports
+# including numpy via the package inits, first grammar load), while in-process
+# the stdlib took ~11 ms a file: the pool pays for itself from ~80 files
+# (scripts/bench_prepare.py).
 POOL_MIN_FILES = 64
 POOL_MIN_BYTES = 1 << 20
 # Files per task: enough to amortise the pickling round trip, few enough that
 # the ordered stream does not wait long behind one slow task.
 TASK_FILES = 8
-# Tasks in flight per worker: keeps the workers busy while the caller writes,
-# and bounds how many prepared files sit in memory at once.
-TASKS_IN_FLIGHT_PER_WORKER = 4
+# Files submitted ahead of the one the caller is consuming. It must cover the
+# time the caller spends committing a batch (refresh commits every 200 files;
+# writing them took ~1 s on the stdlib), or the workers idle while it writes:
+# with 64 files in flight the pooled refresh was slower than in-process. It also
+# bounds memory: ~20 chunks a file, so ~10k chunks (tens of MB) at most.
+FILES_IN_FLIGHT = 512
 PARENT_POLL_S = 0.5
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 # See `_pool` for why; scripts/bench_prepare.py measures the alternatives.
@@ -153,9 +159,12 @@ def prepare_files(
     )
     with _pool(count) as pool:
         window: collections.deque[Future] = collections.deque()
-        limit = count * TASKS_IN_FLIGHT_PER_WORKER
-        for task in tasks:
-            window.append(pool.submit(_prepare_task, task, max_file_bytes))
+        limit = max(count, FILES_IN_FLIGHT // TASK_FILES)
+        for submitted, task in enumerate(tasks):
+            # The pool starts a worker on each of the first `count` submits.
+            hide = _main_hidden() if submitted < count else contextlib.nullcontext()
+            with hide:
+                window.append(pool.submit(_prepare_task, task, max_file_bytes))
             if len(window) >= limit:
                 yield from window.popleft().result()
         while window:
@@ -166,10 +175,12 @@ def prepare_files(
 def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     # `spawn`, not `fork`: the MCP server runs index jobs in threads, and a forked
     # child of a threaded process can inherit a lock held mid-operation (SQLite,
-    # logging, onnxruntime). Spawning two workers measured ~0.3 s to the first
-    # result, forkserver ~0.35 s on first use (it starts its server, then forks)
-    # and less on reuse, but the forkserver is a long-lived process of its own
-    # that workers are children of, which PR_SET_PDEATHSIG cannot tie to us.
+    # logging, onnxruntime). forkserver measured 0.64-0.78 s to the first result
+    # against spawn's 0.86 s, but its workers are children of the long-lived fork
+    # server, not of us: PR_SET_PDEATHSIG and the parent check cannot tie them to
+    # this process. Spawned workers are our children, started by the thread that
+    # submits (PR_SET_PDEATHSIG fires when that *thread* ends, so the pool must not
+    # outlive the thread iterating `prepare_files`; `_pool` guarantees it).
     context = multiprocessing.get_context(START_METHOD)
     pool = ProcessPoolExecutor(
         max_workers=workers,
@@ -184,6 +195,28 @@ def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
         # Drop queued tasks; wait for the running ones so every pipe and
         # semaphore is closed here, not by the garbage collector.
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextlib.contextmanager
+def _main_hidden() -> Iterator[None]:
+    """Start workers without re-running the caller's `__main__` in them.
+
+    `spawn` re-imports the main module in each child so that functions defined
+    there can be unpickled; the workers run only this module's code. Without this,
+    a script that calls `refresh_index` outside an `if __name__ == "__main__":`
+    guard would start workers that run the script again (multiprocessing then
+    refuses, and the pool breaks), and every worker would pay for importing the
+    caller's main module (the CLI, the MCP server).
+    """
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")  # no __file__, no __spec__
+    try:
+        yield
+    finally:
+        if main is None:
+            del sys.modules["__main__"]
+        else:
+            sys.modules["__main__"] = main
 
 
 def _prepare_task(
