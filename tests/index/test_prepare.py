@@ -205,3 +205,50 @@ def test_a_script_without_a_main_guard_can_use_the_pool(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [str(POOL_MIN_FILES + 4)]
+
+
+INTERRUPTED = """
+import multiprocessing, sys, warnings
+from pathlib import Path
+from wherein.index import prepare
+from wherein.workspace import Root, WalkReport, walk_root
+
+warnings.simplefilter("error")
+entries = list(walk_root(Root(Path(sys.argv[1])), 1 << 20, WalkReport()))
+prepare.TASK_FILES = 1
+stream = prepare.prepare_files(entries * 50, max_file_bytes=1 << 20, known_sha256={}, workers=2)
+next(stream)
+print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+try:
+    for _ in stream:
+        pass
+except KeyboardInterrupt:
+    stream.close()
+    print("interrupted", len(multiprocessing.active_children()), flush=True)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_shuts_the_pool_down_cleanly(tmp_path):
+    root = make_tree(tmp_path / "repo", POOL_MIN_FILES + 4)
+    child = subprocess.Popen(
+        [sys.executable, "-X", "dev", "-c", INTERRUPTED, str(root)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's job is
+    )
+    try:
+        pids = [int(p) for p in child.stdout.readline().split()]
+        assert len(pids) == 2
+        os.killpg(child.pid, signal.SIGINT)  # what Ctrl-C sends: the parent and its workers
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert out.split() == ["interrupted", "0"], (out, err)
+    assert child.returncode == 0, err
+    assert "Warning" not in err and "leaked" not in err and "Traceback" not in err, err
+    assert not [p for p in pids if alive(p)]
