@@ -17,7 +17,7 @@ from tests.index.processes import (
 )
 from wherein.config import load_settings
 from wherein.errors import WorkspaceError
-from wherein.index import refresh as refresh_module
+from wherein.index import prepare as prepare_module
 from wherein.index.refresh import refresh_index
 from wherein.index.store import open_store
 from wherein.search import run_search
@@ -152,9 +152,9 @@ def test_fifty_megabyte_single_line_file_is_skipped_unread(tmp_path, monkeypatch
     with open(root / "huge.js", "wb") as handle:
         handle.write(b"var a=1;" * (FIFTY_MB // 8))
     reads = []
-    real_read = refresh_module.read_source
+    real_read = prepare_module.read_source
     monkeypatch.setattr(
-        refresh_module,
+        prepare_module,
         "read_source",
         lambda entry, limit: reads.append(entry.rel) or real_read(entry, limit),
     )

@@ -12,6 +12,7 @@ from tests.helpers import HashingEmbedder, write_tree
 from wherein import workspace as workspace_module
 from wherein.config import load_settings
 from wherein.embedding.base import EmbedderIdentity
+from wherein.index import prepare as prepare_module
 from wherein.index import refresh as refresh_module
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import embed_pending, refresh_index
@@ -68,13 +69,13 @@ def store(repo) -> Store:
 def reads(monkeypatch) -> list[str]:
     """Every file the refresh opens, by display path."""
     seen: list[str] = []
-    real = refresh_module.read_source
+    real = prepare_module.read_source
 
     def counting(entry, limit):
         seen.append(entry.display_path)
         return real(entry, limit)
 
-    monkeypatch.setattr(refresh_module, "read_source", counting)
+    monkeypatch.setattr(prepare_module, "read_source", counting)
     return seen
 
 
@@ -112,9 +113,9 @@ def test_same_content_with_a_new_mtime_is_not_rechunked(store, repo, reads, monk
     refresh(store, repo)
     before = chunk_rows(store)
     chunked = []
-    real_chunk = refresh_module.chunk_source
+    real_chunk = prepare_module.chunk_source
     monkeypatch.setattr(
-        refresh_module,
+        prepare_module,
         "chunk_source",
         lambda rel, text: chunked.append(rel) or real_chunk(rel, text),
     )

@@ -23,3 +23,62 @@ def test_identifier_parts_of_acronyms():
 def test_query_tokens_drop_stopwords_unless_nothing_is_left():
     assert "how" not in query_tokens("how are routes registered")
     assert query_tokens("the") == ["the"]
+
+
+def _reference_tokenize(text: str) -> list[str]:
+    """The tokenizer before its fast path, kept to prove the output did not change."""
+    import re
+
+    from wherein.ranking.tokens import _stem
+
+    out: list[str] = []
+    for word in re.findall(r"[^\W\d]\w*", text):
+        tokens = [word.lower()]
+        parts = identifier_parts(word)
+        if len(parts) > 1:
+            tokens.extend(parts)
+        stems = {_stem(t) for t in tokens}
+        out.extend(tokens + [s for s in stems if s not in tokens])
+    return out
+
+
+VARIED_TEXT = """
+def getHTTPResponse(self, parse_url, routes_handled=None):  # café naïve Straße
+    return XMLHttpRequest.handleRoutes(__dunder__, x1y2, _private, ALLCAPS, snake_Case_Mixed)
+    // 日本語 identifiersÄÖ running runner ran 123abc abc123 a_b_c Ünïcödé_naming
+    handledRoutesForUsers parsedHeaders HTTPServerErrors __init__ mañana ĳssel
+"""
+
+
+def test_tokenize_output_equals_the_reference_implementation():
+    from collections import Counter
+
+    new, old = tokenize(VARIED_TEXT), _reference_tokenize(VARIED_TEXT)
+    assert Counter(new) == Counter(old)
+    # Word by word, the same tokens; only the stems of one word may come in another order
+    # (the reference took a set's order, which changes with the hash seed).
+    words = __import__("re").findall(r"[^\W\d]\w*", VARIED_TEXT)
+    assert [sorted(tokenize(w)) for w in words] == [sorted(_reference_tokenize(w)) for w in words]
+    assert [tokenize(w)[0] for w in words] == [w.lower() for w in words]
+
+
+def test_tokenize_order_does_not_depend_on_the_hash_seed():
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from wherein.ranking.tokens import tokenize; "
+        "print(tokenize('handledRoutesForUsers parsedHeaders HTTPServerErrors'))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
+        for seed in range(4)
+    }
+    assert len(outputs) == 1, outputs

@@ -94,29 +94,33 @@ def _end_row(node) -> int:
 
 def _units(parent, lines: list[str]) -> list[tuple[int, int, object]]:
     """The parent's named children as row spans, comments attached to what follows."""
-    units: list[list] = []
+    units: list[list] = []  # [start, end, node, node's height in rows]
     pending_comment: list | None = None
+    last_row = len(lines) - 1
     for child in parent.named_children:
-        start, end = child.start_point.row, min(_end_row(child), len(lines) - 1)
+        # Each point access builds a tuple: read them once (this loop runs per node).
+        start = child.start_point.row
+        end_row, column = child.end_point
+        own_end = end_row - 1 if column == 0 and end_row > start else end_row  # _end_row
+        end = min(own_end, last_row)
         # Some grammars (Scala's indented blocks) end a node on the next line's
         # indentation, after blank lines; those lines belong to what comes next.
-        column = child.end_point.column
-        if end > start and end == child.end_point.row and not lines[end][:column].strip():
+        if end > start and end == end_row and not lines[end][:column].strip():
             end -= 1
             while end > start and not lines[end].strip():
                 end -= 1
+        height = own_end - start
         if units and start <= units[-1][1]:  # shares a line with the previous unit
-            units[-1][1] = max(units[-1][1], end)
+            last = units[-1]
+            last[1] = max(last[1], end)
             # Keep the taller node so the unit still splits along its structure: a
             # trailing `}  // namespace app` must not turn a namespace into windows.
-            kept = units[-1][2]
-            if _end_row(child) - child.start_point.row > _end_row(kept) - kept.start_point.row:
-                units[-1][2] = child
+            if height > last[3]:
+                last[2], last[3] = child, height
             continue
-        unit = [start, end, child]
+        unit = [start, end, child, height]
         if pending_comment is not None and start <= pending_comment[1] + 1:
             unit[0] = pending_comment[0]
-            unit[2] = child
             units[-1] = unit
         else:
             units.append(unit)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import time
 from collections import Counter
@@ -19,15 +18,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wherein.chunking import chunk_source, skip_reason
 from wherein.embedding.base import Embedder
 from wherein.errors import IndexUnwritable
 from wherein.index.change_check import TreeStamp
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
-from wherein.index.store import NewChunk, Store, embedding_text, open_store
+from wherein.index.prepare import PreparedFile, prepare_files
+from wherein.index.store import Store, open_store
 from wherein.index.tiers import FULL, VectorTier
-from wherein.ranking.tokens import document_terms
-from wherein.workspace import FileEntry, Root, WalkReport, read_source, walk_root
+from wherein.workspace import FileEntry, Root, WalkReport, walk_root
 
 __all__ = ["RefreshReport", "check_identity", "embed_pending", "index_lock", "refresh_index"]
 
@@ -92,8 +90,13 @@ def refresh_index(
     *,
     max_file_bytes: int,
     progress: Progress | None = None,
+    workers: int | None = None,
 ) -> RefreshReport:
-    """Walk `roots`, re-chunk what changed, drop what is gone. The caller holds the lock."""
+    """Walk `roots`, re-chunk what changed, drop what is gone. The caller holds the lock.
+
+    `workers` sizes the process pool that prepares a large batch of changed files
+    (see `wherein.index.prepare`); 0 prepares everything in this process.
+    """
     started = time.monotonic()
     report = RefreshReport()
     walk = WalkReport()
@@ -122,21 +125,34 @@ def refresh_index(
             batch = []
         last_commit = time.monotonic()
 
-    for done, entry in enumerate(entries, start=1):
-        path = entry.display_path
-        state = known.get(path)
+    stale: list[FileEntry] = []
+    for entry in entries:
+        state = known.get(entry.display_path)
         if state is not None and state.size == entry.size and state.mtime_ns == entry.mtime_ns:
-            seen.add(path)
+            seen.add(entry.display_path)
         else:
-            write = _prepare_file(entry, state, max_file_bytes, report, store)
+            stale.append(entry)
+    done = len(entries) - len(stale)
+    if progress and done:
+        progress("scan", done, len(entries))
+    prepared = prepare_files(
+        stale,
+        max_file_bytes=max_file_bytes,
+        known_sha256={path: state.sha256 for path, state in known.items()},
+        workers=workers,
+    )
+    with contextlib.closing(prepared):
+        for item in prepared:
+            write = _writer(store, item, known.get(item.entry.display_path), report)
             if write is not None:
-                seen.add(path)
+                seen.add(item.entry.display_path)
                 batch.append(write)
                 changed += 1
-        if len(batch) >= COMMIT_EVERY_FILES or time.monotonic() - last_commit > COMMIT_EVERY_S:
-            flush()
-        if progress:
-            progress("scan", done, len(entries))
+            if len(batch) >= COMMIT_EVERY_FILES or time.monotonic() - last_commit > COMMIT_EVERY_S:
+                flush()
+            done += 1
+            if progress:
+                progress("scan", done, len(entries))
     flush()
 
     gone = [state.id for path, state in known.items() if path not in seen]
@@ -151,65 +167,19 @@ def refresh_index(
     return report
 
 
-def _prepare_file(entry, state, max_file_bytes, report, store):
-    """Read one changed file; return a function that writes it, or None to drop it."""
-    source = read_source(entry, max_file_bytes)
-    if isinstance(source, str):
-        if source == "vanished":
-            return None
-        if source.startswith("unreadable"):
-            report.unreadable.append(f"{entry.display_path} ({source.split(': ', 1)[-1]})")
-            return None
-        return _writer(
-            store,
-            entry,
-            size=entry.size,
-            mtime_ns=entry.mtime_ns,
-            sha256="",
-            language="",
-            skipped=source,
-            chunks=[],
-            report=report,
-        )
-    if state is not None and state.sha256 == source.sha256:
-        return lambda conn: store.touch_file(conn, state.id, source.size, source.mtime_ns)
-    skipped = skip_reason(entry.rel, source.text)
-    chunks: list[NewChunk] = []
-    language = ""
-    if skipped is None:
-        language, pieces = chunk_source(entry.rel, source.text)
-        path = entry.display_path
-        for piece in pieces:
-            embedded = embedding_text(path, piece.symbols, piece.header, piece.text)
-            chunks.append(
-                NewChunk(
-                    start_line=piece.start_line,
-                    end_line=piece.end_line,
-                    symbols=piece.symbols,
-                    kind=piece.kind,
-                    header=piece.header,
-                    text=piece.text,
-                    text_hash=hashlib.sha256(embedded.encode("utf-8", "surrogatepass")).hexdigest(),
-                    terms=tuple(document_terms(path, piece.header, piece.text)),
-                )
-            )
-    return _writer(
-        store,
-        entry,
-        size=source.size,
-        mtime_ns=source.mtime_ns,
-        sha256=source.sha256,
-        language=language,
-        skipped=skipped,
-        chunks=chunks,
-        report=report,
-    )
-
-
-def _writer(store, entry, *, size, mtime_ns, sha256, language, skipped, chunks, report):
-    if skipped:
-        report.skipped[skipped] += 1
-    report.chunks_written += len(chunks)
+def _writer(store: Store, item: PreparedFile, state, report: RefreshReport):
+    """A function that writes one prepared file, or None when it is to be dropped."""
+    entry = item.entry
+    if item.outcome == "vanished":
+        return None
+    if item.outcome.startswith("unreadable"):
+        report.unreadable.append(f"{entry.display_path} ({item.outcome.split(': ', 1)[-1]})")
+        return None
+    if item.outcome == "unchanged":
+        return lambda conn: store.touch_file(conn, state.id, item.size, item.mtime_ns)
+    if item.skipped:
+        report.skipped[item.skipped] += 1
+    report.chunks_written += len(item.chunks)
 
     def write(conn) -> None:
         store.write_file(
@@ -217,12 +187,12 @@ def _writer(store, entry, *, size, mtime_ns, sha256, language, skipped, chunks, 
             path=entry.display_path,
             root=str(entry.root.path),
             fs_path=os.fsencode(entry.path),
-            size=size,
-            mtime_ns=mtime_ns,
-            sha256=sha256,
-            language=language,
-            skipped=skipped,
-            chunks=chunks,
+            size=item.size,
+            mtime_ns=item.mtime_ns,
+            sha256=item.sha256,
+            language=item.language,
+            skipped=item.skipped,
+            chunks=item.chunks,
         )
 
     return write

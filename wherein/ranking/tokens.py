@@ -57,12 +57,19 @@ def identifier_parts(word: str) -> tuple[str, ...]:
 @lru_cache(maxsize=65536)
 def _word_tokens(word: str) -> tuple[str, ...]:
     whole = word.lower()
+    if whole == word and word.isascii() and word.isalpha():
+        # The common case (`self`, `return`): one part, itself. Same result as below.
+        stem = _stem(whole)
+        return (whole,) if stem == whole else (whole, stem)
     tokens = [whole]
     parts = identifier_parts(word)
     if len(parts) > 1:
         tokens.extend(parts)
-    stems = {_stem(t) for t in tokens}
-    tokens.extend(s for s in stems if s not in tokens)
+    # Stems in the order of the tokens they come from (not a set's order, which
+    # changes with the process's hash seed): worker processes must agree.
+    for stem in dict.fromkeys([_stem(t) for t in tokens]):
+        if stem not in tokens:
+            tokens.append(stem)
     return tuple(tokens)
 
 

@@ -1,0 +1,268 @@
+"""Turn changed files into records ready to write, in worker processes when it pays.
+
+Preparing a file is reading it, hashing it, deciding whether it is skipped,
+chunking it with tree-sitter and tokenizing each chunk for BM25: pure CPU work
+with no index access, so it runs beside the process that writes SQLite.
+
+A large batch goes to a pool of `spawn`ed worker processes; a small one (a
+search after a one-file edit) is prepared in-process, so it never pays process
+start-up. Workers cannot outlive the process that started them: on Linux the
+kernel sends them SIGKILL when it dies (PR_SET_PDEATHSIG), and everywhere a
+watchdog thread in each worker exits when its parent process changes.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import ctypes
+import ctypes.util
+import hashlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import types
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+
+from wherein.chunking import chunk_source, skip_reason
+from wherein.index.store import NewChunk, embedding_text
+from wherein.ranking.tokens import document_terms
+from wherein.workspace import FileEntry, read_source
+
+__all__ = ["DEFAULT_WORKERS", "PreparedFile", "prepare_file", "prepare_files", "uses_pool"]
+
+# Two workers on the usual 2-core machine: the main process mostly waits on
+# SQLite I/O and unpickling, and the OS shares the cores among the three. One
+# core gains nothing from a pool, so it prepares in-process.
+DEFAULT_WORKERS = min(2, os.cpu_count() or 1) if (os.cpu_count() or 1) >= 2 else 0
+# Below both bounds a batch is prepared in-process. Two spawned workers took
+# 0.86 s to the first result on a loaded 2-core machine (interpreter, imports
+# including numpy via the package inits, first grammar load), while in-process
+# the stdlib took ~11 ms a file: the pool pays for itself from ~80 files
+# (scripts/bench_prepare.py).
+POOL_MIN_FILES = 64
+POOL_MIN_BYTES = 1 << 20
+# Files per task: enough to amortise the pickling round trip, few enough that
+# the ordered stream does not wait long behind one slow task.
+TASK_FILES = 8
+# Files submitted ahead of the one the caller is consuming. It must cover the
+# time the caller spends committing a batch (refresh commits every 200 files;
+# writing them took ~1 s on the stdlib), or the workers idle while it writes:
+# with 64 files in flight the pooled refresh was slower than in-process. It also
+# bounds memory: ~20 chunks a file, so ~10k chunks (tens of MB) at most.
+FILES_IN_FLIGHT = 512
+PARENT_POLL_S = 0.5
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+# See `_pool` for why; scripts/bench_prepare.py measures the alternatives.
+START_METHOD = "spawn"
+
+
+@dataclass(frozen=True)
+class PreparedFile:
+    """One changed file, read and cut into chunks, or the reason it was not.
+
+    `outcome` is "ok" (write it: `skipped` may still name a reason such as
+    "binary" or "generated", with no chunks), "unchanged" (same sha256 as the
+    index holds: only refresh its size and mtime), "vanished", or
+    "unreadable: <why>" (write nothing).
+    """
+
+    entry: FileEntry
+    outcome: str
+    size: int = 0
+    mtime_ns: int = 0
+    sha256: str = ""
+    language: str = ""
+    skipped: str | None = None
+    chunks: tuple[NewChunk, ...] = ()
+
+
+def prepare_file(entry: FileEntry, max_file_bytes: int, known_sha256: str | None) -> PreparedFile:
+    """Prepare one file in this process."""
+    source = read_source(entry, max_file_bytes)
+    if isinstance(source, str):
+        if source == "vanished" or source.startswith("unreadable"):
+            return PreparedFile(entry, source)
+        # "binary", "too_large": remembered as skipped, so the stat fast path applies.
+        return PreparedFile(entry, "ok", entry.size, entry.mtime_ns, skipped=source)
+    if known_sha256 is not None and known_sha256 == source.sha256:
+        return PreparedFile(entry, "unchanged", source.size, source.mtime_ns, source.sha256)
+    skipped = skip_reason(entry.rel, source.text)
+    language = ""
+    chunks: list[NewChunk] = []
+    if skipped is None:
+        language, pieces = chunk_source(entry.rel, source.text)
+        path = entry.display_path
+        for piece in pieces:
+            embedded = embedding_text(path, piece.symbols, piece.header, piece.text)
+            chunks.append(
+                NewChunk(
+                    start_line=piece.start_line,
+                    end_line=piece.end_line,
+                    symbols=piece.symbols,
+                    kind=piece.kind,
+                    header=piece.header,
+                    text=piece.text,
+                    text_hash=hashlib.sha256(embedded.encode("utf-8", "surrogatepass")).hexdigest(),
+                    terms=tuple(document_terms(path, piece.header, piece.text)),
+                )
+            )
+    return PreparedFile(
+        entry,
+        "ok",
+        source.size,
+        source.mtime_ns,
+        source.sha256,
+        language,
+        skipped,
+        tuple(chunks),
+    )
+
+
+def uses_pool(entries: Sequence[FileEntry], workers: int | None = None) -> bool:
+    """Whether `prepare_files` would start worker processes for these entries."""
+    if (DEFAULT_WORKERS if workers is None else workers) < 1:
+        return False
+    if len(entries) >= POOL_MIN_FILES:
+        return True
+    return sum(entry.size for entry in entries) >= POOL_MIN_BYTES
+
+
+def prepare_files(
+    entries: Iterable[FileEntry],
+    *,
+    max_file_bytes: int,
+    known_sha256: Mapping[str, str],
+    workers: int | None = None,
+) -> Iterator[PreparedFile]:
+    """Prepare `entries`, yielding one `PreparedFile` each, in input order, as they are done.
+
+    `known_sha256` maps a display path to the sha256 the index holds for it.
+    `workers` is the pool size (default `DEFAULT_WORKERS`); 0 forces in-process
+    work, and a batch too small to pay for process start-up is always done
+    in-process. Results stream: at most a few tasks' worth are held at once.
+    Closing the iterator early (or an exception in the caller) shuts the pool down.
+    """
+    entries = list(entries)
+    if not uses_pool(entries, workers):
+        for entry in entries:
+            yield prepare_file(entry, max_file_bytes, known_sha256.get(entry.display_path))
+        return
+    count = DEFAULT_WORKERS if workers is None else workers
+    tasks = (
+        [(entry, known_sha256.get(entry.display_path)) for entry in entries[i : i + TASK_FILES]]
+        for i in range(0, len(entries), TASK_FILES)
+    )
+    with _pool(count) as pool:
+        window: collections.deque[Future] = collections.deque()
+        limit = max(count, FILES_IN_FLIGHT // TASK_FILES)
+        for submitted, task in enumerate(tasks):
+            # The pool starts a worker on each of the first `count` submits.
+            hide = _starting_workers() if submitted < count else contextlib.nullcontext()
+            with hide:
+                window.append(pool.submit(_prepare_task, task, max_file_bytes))
+            if len(window) >= limit:
+                yield from window.popleft().result()
+        while window:
+            yield from window.popleft().result()
+
+
+@contextlib.contextmanager
+def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    # `spawn`, not `fork`: the MCP server runs index jobs in threads, and a forked
+    # child of a threaded process can inherit a lock held mid-operation (SQLite,
+    # logging, onnxruntime). forkserver measured 0.64-0.78 s to the first result
+    # against spawn's 0.86 s, but its workers are children of the long-lived fork
+    # server, not of us: PR_SET_PDEATHSIG and the parent check cannot tie them to
+    # this process. Spawned workers are our children, started by the thread that
+    # submits (PR_SET_PDEATHSIG fires when that *thread* ends, so the pool must not
+    # outlive the thread iterating `prepare_files`; `_pool` guarantees it).
+    context = multiprocessing.get_context(START_METHOD)
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_worker_init,
+        # A forkserver's children are its own, not ours: only `spawn` can check the parent.
+        initargs=(os.getpid() if START_METHOD == "spawn" else None,),
+    )
+    try:
+        yield pool
+    finally:
+        # Drop queued tasks; wait for the running ones so every pipe and
+        # semaphore is closed here, not by the garbage collector.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextlib.contextmanager
+def _starting_workers() -> Iterator[None]:
+    """Start workers that ignore Ctrl-C from birth and never re-run the caller's `__main__`.
+
+    The terminal sends SIGINT to the whole process group. `_worker_init` ignores it, but
+    only once the worker has imported this package; a Ctrl-C before that printed a
+    worker's KeyboardInterrupt traceback. An ignored signal stays ignored across exec,
+    and Python installs its SIGINT handler only where the signal is at its default, so
+    a worker spawned while the parent ignores SIGINT ignores it from its first
+    instruction. (Only the main thread may change a handler; elsewhere, as in the MCP
+    server's job threads, there is no terminal to press Ctrl-C in.)
+
+    `spawn` re-imports the main module in each child so that functions defined
+    there can be unpickled; the workers run only this module's code. Without this,
+    a script that calls `refresh_index` outside an `if __name__ == "__main__":`
+    guard would start workers that run the script again (multiprocessing then
+    refuses, and the pool breaks), and every worker would pay for importing the
+    caller's main module (the CLI, the MCP server).
+    """
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")  # no __file__, no __spec__
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main_thread else None
+    try:
+        yield
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGINT, previous)
+        if main is None:
+            del sys.modules["__main__"]
+        else:
+            sys.modules["__main__"] = main
+
+
+def _prepare_task(
+    task: list[tuple[FileEntry, str | None]], max_file_bytes: int
+) -> list[PreparedFile]:
+    return [prepare_file(entry, max_file_bytes, known) for entry, known in task]
+
+
+def _worker_init(parent_pid: int | None) -> None:
+    """Tie this worker's life to its parent's, and leave Ctrl-C to the parent."""
+    # The terminal sends SIGINT to the whole process group; the parent decides
+    # what to do (it shuts the pool down), the worker finishes its task quietly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        _set_parent_death_signal(signal.SIGKILL)
+    if parent_pid is None:
+        return
+    # The parent may have died before the line above took effect.
+    if os.getppid() != parent_pid:
+        os._exit(1)
+    threading.Thread(
+        target=_watch_parent, args=(parent_pid,), name="wherein-parent-watch", daemon=True
+    ).start()
+
+
+def _set_parent_death_signal(signum: int) -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, int(signum), 0, 0, 0)
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """Exit once the parent is gone (the worker is re-parented): the portable fallback."""
+    stop = threading.Event()
+    while not stop.wait(PARENT_POLL_S):
+        if os.getppid() != parent_pid:
+            os._exit(1)
