@@ -218,8 +218,9 @@ entries = list(walk_root(Root(Path(sys.argv[1])), 1 << 20, WalkReport()))
 prepare.TASK_FILES = 1
 stream = prepare.prepare_files(entries * 50, max_file_bytes=1 << 20, known_sha256={}, workers=2)
 next(stream)
-print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
 try:
+    # Inside the try: the test sends Ctrl-C as soon as it reads this line.
+    print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
     for _ in stream:
         pass
 except KeyboardInterrupt:
