@@ -14,10 +14,12 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from wherein.errors import WorkspaceError
+
+if TYPE_CHECKING:
+    import pathspec
 
 __all__ = [
     "SKIPPED_DIRS",
@@ -162,7 +164,7 @@ class _IgnoreRules:
             lines.extend(_read_lines(directory / name))
         if not lines:
             return self
-        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        spec = _gitignore_spec(lines)
         return _IgnoreRules((*self.layers, (rel_dir, spec)))
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
@@ -173,6 +175,13 @@ class _IgnoreRules:
             if result.include is not None:
                 verdict = result.include
         return verdict
+
+
+def _gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
+    # Imported on first use: resolving a workspace (every search) needs no ignore rules.
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def _read_lines(path: Path) -> list[str]:
@@ -191,7 +200,7 @@ def walk_root(root: Root, max_file_bytes: int, report: WalkReport) -> Iterator[F
     rules = _IgnoreRules()
     exclude = root.path / ".git" / "info" / "exclude"
     if _is_file(exclude):
-        rules = _IgnoreRules((("", pathspec.GitIgnoreSpec.from_lines(_read_lines(exclude))),))
+        rules = _IgnoreRules((("", _gitignore_spec(_read_lines(exclude))),))
     yield from _walk_dir(root, root.path, "", rules, max_file_bytes, report)
 
 
