@@ -60,3 +60,23 @@ def test_search_to_a_pipe_loads_no_renderer_or_network_client(tmp_path):
     )
     assert "retry.py:1-2" in out.stdout
     assert out.stdout.strip().splitlines()[-1] == "[] []"
+
+
+def test_status_of_an_index_loads_no_numpy_model_or_network_client(tmp_path):
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "retry.py").write_text("def backoff(attempt):\n    return 2 ** attempt\n")
+    env = {**os.environ, "WHEREIN_EMBEDDING_PROVIDER": "static"}
+    index = "from wherein.cli import main; main(['index', '--workspace', sys.argv[1]])"
+    command = [sys.executable, "-c", f"import sys; {index}", str(workspace)]
+    subprocess.run(command, env=env, capture_output=True, check=True)
+    code = (
+        "import sys\n"
+        "from wherein.cli import main\n"
+        "main(['status', '--workspace', sys.argv[1]])\n"
+        f"print([m for m in {LAZY!r} if m != 'sqlite3' and m in sys.modules])\n"
+    )
+    command = [sys.executable, "-c", code, str(workspace)]
+    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    assert "1 indexed" in out.stdout and "static:" in out.stdout
+    assert out.stdout.strip().splitlines()[-1] == "[]"
