@@ -118,6 +118,10 @@ class MiniLMEmbedder:
             options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
             # One run on a few short texts: a second thread costs more to start than it saves.
             options.intra_op_num_threads = 1
+        else:
+            # Idle workers sleep instead of spinning: on a busy 2-core machine the spinning
+            # took CPU from the thread with work, 1.16x the chunks/s and -23% CPU per chunk.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             return onnxruntime.InferenceSession(
                 str(self.model_path), options, providers=["CPUExecutionProvider"]
