@@ -14,12 +14,12 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import tomlkit
-import tomlkit.exceptions
+from typing import TYPE_CHECKING, Any
 
 from wherein.errors import ConfigError
+
+if TYPE_CHECKING:
+    import tomlkit
 
 __all__ = [
     "KEYS",
@@ -182,6 +182,8 @@ def config_set(key: str, raw_value: str, path: Path) -> None:
     The file keeps its comments and other keys; it is replaced atomically. An endpoint URL the
     guard refuses (`wherein.embedding.guard.check_url`) is a ConfigError and is not written.
     """
+    import tomlkit
+
     spec = _spec(key)
     value, _ = _coerce(key, spec, _parse_text(spec, raw_value), f"the value for '{key}'")
     if key.endswith(GUARDED_URL_SUFFIX) and value is not None:
@@ -208,13 +210,24 @@ def _spec(key: str) -> KeySpec:
     return spec
 
 
-def _read_document(path: Path) -> tomlkit.TOMLDocument:
+def _read_text(path: Path) -> str | None:
+    """The file's text, None when there is no such file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return tomlkit.document()
+        return None
     except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"Cannot read config file {path}: {err}. Fix or remove it.") from err
+
+
+def _read_document(path: Path, text: str | None = None) -> tomlkit.TOMLDocument:
+    import tomlkit
+    import tomlkit.exceptions
+
+    if text is None:
+        text = _read_text(path)
+    if text is None:
+        return tomlkit.document()
     try:
         return tomlkit.parse(text)
     except tomlkit.exceptions.ParseError as err:
@@ -224,7 +237,10 @@ def _read_document(path: Path) -> tomlkit.TOMLDocument:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    return _read_document(path).unwrap()
+    text = _read_text(path)
+    if text is None:  # the usual case, and then tomlkit (~10 ms to import) is not needed
+        return {}
+    return _read_document(path, text).unwrap()
 
 
 def _flatten(data: dict[str, Any], path: Path) -> dict[str, Any]:

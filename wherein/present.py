@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import TextIO
 
 from wherein.search import SearchResult
@@ -16,8 +18,21 @@ _STEP_FALLBACK = {
 }
 
 
+# What rich reads to decide a stream is a terminal despite isatty(); any of them set, rich decides.
+_RICH_TERMINAL_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+# What rich's Text removes from every string it is given (rich.control.STRIP_CONTROL_CODES).
+_STRIPPED = dict.fromkeys((7, 8, 11, 12, 13))
+
+
 def print_results(result: SearchResult, stream: TextIO) -> None:
     """Print results, coloured when `stream` is a terminal."""
+    plain = None if _may_colour(stream) else _plain_lines(result)
+    if plain is not None:
+        # Not a terminal (an agent's pipe, a file): the same text rich would write, without
+        # importing it, which costs a fresh `wherein search` about 40 ms.
+        stream.write("".join(line + "\n" for line in plain))
+        stream.flush()
+        return
     from rich.console import Console
     from rich.text import Text
 
@@ -59,3 +74,60 @@ def print_results(result: SearchResult, stream: TextIO) -> None:
             "yet (keyword ranking covers them); run 'wherein index' to finish.",
             style="yellow" if console.is_terminal else None,
         )
+
+
+def _may_colour(stream: TextIO) -> bool:
+    """Whether rich might see a terminal (or a notebook) here; when in doubt, True."""
+    if any(name in os.environ for name in _RICH_TERMINAL_VARIABLES):
+        return True
+    if "IPython" in sys.modules or "idlelib" in sys.modules:
+        return True
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return isatty is not None and bool(isatty())
+    except ValueError:  # a closed stream: rich says not a terminal
+        return False
+
+
+def _plain_lines(result: SearchResult) -> list[str] | None:
+    """print_results' lines as rich writes them to a non-terminal, or None for rich to do it.
+
+    Rich only drops its styles and a few control characters there; a tab it expands by
+    cell width, which this leaves to rich.
+    """
+    lines: list[str] = []
+    if not result.hits:
+        lines.append("No results.")
+    for hit in result.hits:
+        title = f"{hit.path}:{hit.start_line}-{hit.end_line}"
+        if hit.similarity is not None:
+            title += f"  similarity {hit.similarity:.2f}"
+        if hit.symbols:
+            title += "  " + ", ".join(hit.symbols[:6])
+        if hit.stale:
+            title += "  (changed since indexed)"
+        lines.append(title)
+        width = len(str(hit.end_line))
+        if hit.header:
+            lines.append(f"{'':>{width}} | {hit.header.splitlines()[0]}")
+            lines.append(f"{'':>{width}} | ...")
+        for offset, line in enumerate(hit.excerpt.split("\n")):
+            lines.append(f"{hit.start_line + offset:>{width}} | " + line)
+        if hit.truncated:
+            lines.append(f"{'':>{width}} | ... (cut; read the file for more)")
+        lines.append("")
+    for label, step in (("Query expansion", result.expansion), ("Reranking", result.rerank)):
+        if step.degraded:
+            lines.append(
+                f"{label} {_STEP_WORDS[step.status]} after {step.ms:.0f} ms, so "
+                f"{_STEP_FALLBACK[label]}: {(step.reason or 'no reason given').rstrip('.')}."
+            )
+    if result.pending_chunks:
+        lines.append(
+            f"{result.pending_chunks} chunks in {result.pending_files} files are not embedded "
+            "yet (keyword ranking covers them); run 'wherein index' to finish."
+        )
+    lines = [line.translate(_STRIPPED) for line in lines]
+    if any("\t" in line for line in lines):
+        return None
+    return lines

@@ -15,12 +15,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from wherein.config import Settings
 from wherein.errors import ConfigError, UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "WEAK_GAP",
@@ -132,6 +133,8 @@ def scope_gap(similarities: np.ndarray, inside: np.ndarray) -> float | None:
 
     Scale-free, so it means the same for every embedder; None when either side is empty.
     """
+    import numpy as np  # only a search with vectors gets here; `status` needs no numpy
+
     own, out = similarities[inside], similarities[~inside]
     if len(own) == 0 or len(out) == 0:
         return None

@@ -14,10 +14,12 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from wherein.errors import WorkspaceError
+
+if TYPE_CHECKING:
+    import pathspec
 
 __all__ = [
     "SKIPPED_DIRS",
@@ -167,7 +169,7 @@ class _IgnoreRules:
             lines.extend(_read_lines(directory / name, watched))
         if not lines:
             return self
-        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        spec = _gitignore_spec(lines)
         return _IgnoreRules((*self.layers, (rel_dir, spec)))
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
@@ -178,6 +180,13 @@ class _IgnoreRules:
             if result.include is not None:
                 verdict = result.include
         return verdict
+
+
+def _gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
+    # Imported on first use: resolving a workspace (every search) needs no ignore rules.
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def _read_lines(path: Path, watched: list | None = None) -> list[str]:
@@ -208,7 +217,7 @@ def walk_root(root: Root, max_file_bytes: int, report: WalkReport) -> Iterator[F
     exclude = root.path / ".git" / "info" / "exclude"
     if _is_file(exclude):
         lines = _read_lines(exclude, report.watched)
-        rules = _IgnoreRules((("", pathspec.GitIgnoreSpec.from_lines(lines)),))
+        rules = _IgnoreRules((("", _gitignore_spec(lines)),))
     yield from _walk_dir(root, root.path, "", rules, max_file_bytes, report)
 
 

@@ -14,6 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.history.builders import append_lines, claude_conversation, claude_user, write_lines
 from tests.history.conftest import CountingEmbedder
+from wherein.embedding.stamp import STAMP_RELATIVE
 from wherein.history.fence import FENCE_TAG
 from wherein.history.quotes import render_prompt_text
 from wherein.history.refresh import index_history
@@ -123,9 +124,12 @@ def test_recalled_text_is_never_stored_embedded_or_recalled_again(homes, minilm,
     counting = _indexed(homes, minilm)
     home = Path(homes["claude"]).parent / "wherein-home"
 
+    # The model's verified stamp (wherein.embedding.stamp) holds file stats, never text.
+    stamp = home / STAMP_RELATIVE
+
     def files():
-        return {p: p.stat().st_size for p in home.rglob("*") if p.is_file()
-                and not p.name.endswith(("-wal", "-shm"))}  # fmt: skip
+        kept = (p for p in home.rglob("*") if p.is_file() and p != stamp)
+        return {p: p.stat().st_size for p in kept if not p.name.endswith(("-wal", "-shm"))}
 
     before = files()
 

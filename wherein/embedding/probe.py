@@ -13,7 +13,10 @@ from wherein.config import Settings
 from wherein.embedding.guard import check_url
 from wherein.errors import EmbedderError
 
-__all__ = ["describe_embedder"]
+__all__ = ["HTTP_PROVIDERS", "describe_embedder"]
+
+# The `provider` of OllamaEmbedder and OpenAIEmbedder, known without importing them.
+HTTP_PROVIDERS = ("ollama", "openai")
 
 
 def describe_embedder(
@@ -31,13 +34,8 @@ def describe_embedder(
     Raises:
         ConfigError: the endpoint guard refuses the configured URL.
     """
-    from wherein.embedding.ollama import OllamaEmbedder
-    from wherein.embedding.openai import OpenAIEmbedder
-
-    http_providers = {cls.provider: cls for cls in (OllamaEmbedder, OpenAIEmbedder)}
     provider = settings["embedding.provider"]
-    embedder_class = http_providers.get(provider)
-    if embedder_class is None:
+    if provider not in HTTP_PROVIDERS:
         model, dim = settings["embedding.model"], None
         if indexed:
             stored_provider, rest = indexed.split(":", 1)
@@ -47,8 +45,12 @@ def describe_embedder(
         described = {"provider": provider, "model": model, "dim": dim, "url": None}
         return {**described, "answered": None}, None
 
+    # Imported only now: httpx, and the rich its CLI module imports, for an HTTP provider only.
     from wherein.embedding.http import DEFAULT_MODEL
+    from wherein.embedding.ollama import OllamaEmbedder
+    from wherein.embedding.openai import OpenAIEmbedder
 
+    embedder_class = {cls.provider: cls for cls in (OllamaEmbedder, OpenAIEmbedder)}[provider]
     endpoint = check_url(
         settings["embedding.api_base"], allow_remote=settings["embedding.allow_remote"]
     )

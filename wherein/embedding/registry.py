@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from wherein.config import Settings
-from wherein.embedding.base import Embedder
 from wherein.errors import ConfigError
+
+if TYPE_CHECKING:  # base imports numpy, which reading the provider names does not need
+    from wherein.embedding.base import Embedder
 
 __all__ = [
     "FAST_TIER_PROVIDER",
