@@ -22,6 +22,7 @@ from wherein.embedding.registry import (
     create_embedder,
     create_fast_embedder,
     fast_tier_identity,
+    in_process_identity,
 )
 from wherein.errors import EmbedderError, IndexUnwritable, UsageError
 from wherein.index.location import INDEX_FILE_NAME, index_dir
@@ -328,7 +329,13 @@ class _Models:
                     warnings.append(f"{err} Ranked without the configured model's vectors.")
             models[FULL.name] = self.full
         if FAST.name in wanted and store.get_meta(FAST.meta_key) is not None:
-            models[FAST.name] = self.fast_tier(warnings)
+            # The fast tier ranks only what the full tier lacks: with the full tier complete
+            # and its model loaded, the fast model need not load at all.
+            full_complete = models.get(FULL.name) is not None and not _cached(
+                resident, store, "full_pending", lambda: store.pending_count(FULL)[1]
+            )
+            if not full_complete:
+                models[FAST.name] = self.fast_tier(warnings)
         return models
 
 
@@ -455,9 +462,17 @@ def _warm(
         if resident is not None:
             resident.remember_walk(walk_key, report.stamp)
     # The tier a search fills: the fast one, or the configured model when it is the fast one.
-    tier, embedder = FAST, models.fast_tier(warnings)
-    if fast_tier_identity(settings) is None:
-        tier, embedder = FULL, models.full
+    fast_identity = fast_tier_identity(settings)
+    tier = FAST if fast_identity is not None else FULL
+    identity = fast_identity or in_process_identity(settings)
+    if store.get_meta(tier.meta_key) == identity and not store.pending_count(tier)[1]:
+        if resident is not None:
+            resident.fast_complete_at = resident.state(store)
+        return  # complete: the model need not even load
+    if tier is FAST:
+        embedder = models.fast_tier(warnings)
+    else:
+        embedder = models.full
         if embedder is None:
             try:
                 embedder = models.full = create_embedder(settings)
