@@ -98,3 +98,42 @@ def test_the_stamp_of_a_walk_notices_each_kind_of_change(repo, tmp_path):
     (repo / "docs" / "new.txt").unlink()
     assert not stamp.unchanged()
     store.close()
+
+
+def test_a_fresh_search_skips_the_walk_only_while_the_saved_stamp_holds(repo, monkeypatch):
+    from wherein.index import refresh as refresh_module
+
+    settings = load_settings(repo)
+    embedder = HashingEmbedder()
+    walks = []
+    real = refresh_module.refresh_index
+    monkeypatch.setattr(
+        refresh_module, "refresh_index", lambda *a, **k: walks.append(1) or real(*a, **k)
+    )
+
+    def fresh(query):
+        return run_search(query, workspace=repo, settings=settings, fast_embedder=embedder)
+
+    assert fresh("parse_cookie").hits[0].path == "app/cookies.py"
+    assert fresh("parse_cookie").hits[0].path == "app/cookies.py"
+    assert len(walks) == 1  # the second process read the stamp instead of walking
+    target = repo / "app/cookies.py"
+    before = target.stat()
+    target.write_text("def parse_biscuit(header):\n    return dict(header)\n")
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
+    assert fresh("parse_biscuit").hits[0].path == "app/cookies.py"
+    assert len(walks) == 2
+
+
+def test_a_damaged_or_foreign_stamp_means_a_walk(repo, tmp_path):
+    from wherein.index.change_check import STAMP_FILE_NAME, load_stamp, save_stamp
+
+    stamp = TreeStamp.of([(str(repo / "app/retry.py"), 1, 2)])
+    save_stamp(tmp_path, "roots-a", "7", stamp)
+    assert load_stamp(tmp_path, "roots-a", "7") == stamp
+    assert load_stamp(tmp_path, "roots-b", "7") is None  # other roots
+    assert load_stamp(tmp_path, "roots-a", "8") is None  # the index changed since
+    partial = b'{"format": 1, "key": "roots-a", "generation": "7"}'
+    for damage in (b"{not json", b"[]", partial, b"\xff\xfe", b""):
+        (tmp_path / STAMP_FILE_NAME).write_bytes(damage)
+        assert load_stamp(tmp_path, "roots-a", "7") is None

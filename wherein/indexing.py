@@ -15,7 +15,14 @@ from wherein.embedding.registry import (
 )
 from wherein.errors import EmbedderError, EndpointUnreachable, IndexBusy
 from wherein.index.location import INDEX_FILE_NAME, index_dir
-from wherein.index.refresh import Progress, RefreshReport, embed_pending, index_lock, refresh_index
+from wherein.index.refresh import (
+    Progress,
+    RefreshReport,
+    embed_pending,
+    index_lock,
+    refresh_index,
+    remember_stamp,
+)
 from wherein.index.store import open_store
 from wherein.index.tiers import FAST
 from wherein.roots import plan_roots
@@ -100,6 +107,7 @@ def build_index(
                 max_file_bytes=settings["walk.max_file_bytes"],
                 progress=progress,
             )
+            remember_stamp(store, plan.roots, settings["walk.max_file_bytes"], report)
             embedded = 0
 
             def counted(stage: str, done: int, total: int) -> None:

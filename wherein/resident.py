@@ -30,7 +30,7 @@ class ResidentIndex:
         self._store: Store | None = None
         self._store_path: Path | None = None
         self._stamp: TreeStamp | None = None
-        self._stamp_key: tuple | None = None
+        self._stamp_key: str | None = None
         self._cached: dict[str, tuple[str, object]] = {}
         # The index state at which the fast tier was seen complete: no need to look again.
         self.fast_complete_at: str | None = None
@@ -52,11 +52,11 @@ class ResidentIndex:
         self._cached.clear()
         self.fast_complete_at = None
 
-    def tree_unchanged(self, key: tuple) -> bool:
+    def tree_unchanged(self, key: str) -> bool:
         """True when the last walk of these roots still describes the tree on disk."""
         return self._stamp is not None and self._stamp_key == key and self._stamp.unchanged()
 
-    def remember_walk(self, key: tuple, stamp: TreeStamp | None) -> None:
+    def remember_walk(self, key: str, stamp: TreeStamp | None) -> None:
         self._stamp, self._stamp_key = stamp, key
 
     def forget_walk(self) -> None:

@@ -26,7 +26,7 @@ from wherein.embedding.registry import (
 )
 from wherein.errors import EmbedderError, IndexUnwritable, UsageError
 from wherein.index.location import INDEX_FILE_NAME, index_dir
-from wherein.index.refresh import embed_pending, index_lock, refresh_index
+from wherein.index.refresh import embed_pending, index_lock, refresh_when_changed, walk_key
 from wherein.index.store import ChunkRow, Store, open_store
 from wherein.index.tiers import FAST, FULL, TIERS
 from wherein.indexing import FAST_EMBED_BATCH
@@ -439,7 +439,7 @@ def _warm(
     """Bring the lexical index and the fast tier up to date within the budget."""
     settings = request.settings
     max_file_bytes = settings["walk.max_file_bytes"]
-    walk_key = (tuple((root.label, str(root.path)) for root in request.plan.roots), max_file_bytes)
+    key = walk_key(request.plan.roots, max_file_bytes)
     if not locked:
         if resident is not None:
             resident.forget_walk()  # the other process may change what the next walk finds
@@ -447,20 +447,22 @@ def _warm(
             "Another wherein process is updating this index; results may miss recent changes."
         )
         return
-    if resident is not None and resident.tree_unchanged(walk_key):
+    if resident is not None and resident.tree_unchanged(key):
         if resident.fast_complete_at == resident.state(store):
             return  # nothing on disk changed and every chunk has its fast vector
     else:
         try:
-            report = refresh_index(store, request.plan.roots, max_file_bytes=max_file_bytes)
+            report, stamp = refresh_when_changed(
+                store, request.plan.roots, max_file_bytes=max_file_bytes
+            )
         except IndexUnwritable as err:
             # A full disk must not cost the answer: rank what the index already holds.
             warnings.append(f"{err} Searched the index as it was.")
             return
-        if report.unreadable:
+        if report is not None and report.unreadable:
             warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
         if resident is not None:
-            resident.remember_walk(walk_key, report.stamp)
+            resident.remember_walk(key, stamp)
     # The tier a search fills: the fast one, or the configured model when it is the fast one.
     fast_identity = fast_tier_identity(settings)
     tier = FAST if fast_identity is not None else FULL

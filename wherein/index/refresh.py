@@ -20,14 +20,23 @@ from pathlib import Path
 
 from wherein.embedding.base import Embedder
 from wherein.errors import IndexUnwritable
-from wherein.index.change_check import TreeStamp
+from wherein.index.change_check import STAMP_FILE_NAME, TreeStamp, load_stamp, save_stamp
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
 from wherein.index.prepare import PreparedFile, prepare_files
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import FULL, VectorTier
 from wherein.workspace import FileEntry, Root, WalkReport, walk_root
 
-__all__ = ["RefreshReport", "check_identity", "embed_pending", "index_lock", "refresh_index"]
+__all__ = [
+    "RefreshReport",
+    "check_identity",
+    "embed_pending",
+    "index_lock",
+    "refresh_index",
+    "refresh_when_changed",
+    "remember_stamp",
+    "walk_key",
+]
 
 # Commit after this many changed files or this many seconds, whichever first:
 # small enough that a crash loses little, large enough to keep SQLite fast.
@@ -196,6 +205,58 @@ def _writer(store: Store, item: PreparedFile, state, report: RefreshReport):
         )
 
     return write
+
+
+def walk_key(roots: Sequence[Root], max_file_bytes: int) -> str:
+    """What a walk depends on besides the disk: which roots, and the size limit."""
+    return repr(([(root.label, str(root.path)) for root in roots], max_file_bytes))
+
+
+def refresh_when_changed(
+    store: Store,
+    roots: Sequence[Root],
+    *,
+    max_file_bytes: int,
+    remembered: TreeStamp | None = None,
+) -> tuple[RefreshReport | None, TreeStamp | None]:
+    """`refresh_index`, unless the last walk's stamp shows nothing changed (report None).
+
+    Returns the report and the stamp that now describes the tree.
+
+    `remembered` is a resident caller's own stamp; without one, the stamp the last
+    refresh saved beside the index is used, if it was taken at the index's current
+    state. A refresh saves its stamp for the next process. The caller holds the lock.
+    """
+    key = walk_key(roots, max_file_bytes)
+    generation = store.get_meta("generation") or "0"
+    stamp = remembered or load_stamp(store.path.parent, key, generation)
+    if stamp is not None and stamp.unchanged():
+        return None, stamp
+    report = refresh_index(store, roots, max_file_bytes=max_file_bytes)
+    remember_stamp(store, roots, max_file_bytes, report)
+    return report, None if report.unreadable else report.stamp
+
+
+def _stamp_path(store: Store) -> Path:
+    return store.path.parent / STAMP_FILE_NAME
+
+
+def remember_stamp(
+    store: Store, roots: Sequence[Root], max_file_bytes: int, report: RefreshReport
+) -> None:
+    """Save a refresh's stamp beside the index, at the index state the refresh left.
+
+    Not when something was unreadable: a `chmod` that makes it readable moves no
+    mtime, so only a walk notices it (and each search says again what it skipped).
+    """
+    stale = _stamp_path(store)
+    if report.unreadable:
+        with contextlib.suppress(OSError):
+            stale.unlink()
+        return
+    if report.stamp is not None:
+        generation = store.get_meta("generation") or "0"
+        save_stamp(store.path.parent, walk_key(roots, max_file_bytes), generation, report.stamp)
 
 
 def embed_pending(
