@@ -246,6 +246,9 @@ def _status(args: argparse.Namespace) -> int:
     print(f"files      {status['files']} indexed, {status['skipped_files']} skipped")
     print(f"chunks     {status['chunks']} ({pending['chunks']} waiting for a vector)")
     print(f"embedder   {status['index_embedder'] or '(none yet)'}")
+    fast = status.get("fast_tier")
+    if fast and (fast["model"] or fast["pending"]):
+        print(f"fast tier  {fast['chunks']} chunks, {fast['pending']} waiting ({fast['model']})")
     _print_scopes(status, settings["scope.focus_markers"])
     return 0
 

@@ -69,11 +69,17 @@ def print_results(result: SearchResult, stream: TextIO) -> None:
                 style="yellow" if console.is_terminal else "",
             ))  # fmt: skip
     if result.pending_chunks:
-        console.print(
-            f"{result.pending_chunks} chunks in {result.pending_files} files are not embedded "
-            "yet (keyword ranking covers them); run 'wherein index' to finish.",
-            style="yellow" if console.is_terminal else None,
-        )
+        console.print(_pending_line(result), style="yellow" if console.is_terminal else None)
+
+
+def _pending_line(result: SearchResult) -> str:
+    """What waits for the configured model, and who ranks it meanwhile."""
+    fast = result.tiers.get("fast")
+    stand_in = "the fast tier and keywords rank" if fast and fast.used else "keywords rank"
+    return (
+        f"{result.pending_chunks} chunks in {result.pending_files} files have no vector from "
+        f"the configured model yet ({stand_in} them); run 'wherein index' to finish."
+    )
 
 
 def _may_colour(stream: TextIO) -> bool:
@@ -123,10 +129,7 @@ def _plain_lines(result: SearchResult) -> list[str] | None:
                 f"{_STEP_FALLBACK[label]}: {(step.reason or 'no reason given').rstrip('.')}."
             )
     if result.pending_chunks:
-        lines.append(
-            f"{result.pending_chunks} chunks in {result.pending_files} files are not embedded "
-            "yet (keyword ranking covers them); run 'wherein index' to finish."
-        )
+        lines.append(_pending_line(result))
     lines = [line.translate(_STRIPPED) for line in lines]
     if any("\t" in line for line in lines):
         return None

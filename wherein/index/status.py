@@ -39,6 +39,7 @@ def read_status(
             "SELECT count(DISTINCT file_id), count(*) FROM chunks WHERE has_vector = 0"
         ).fetchone()
         meta = dict(conn.execute("SELECT key, value FROM meta"))
+        fast = _fast_tier(conn, meta)
         scopes = _marked_scopes(conn, workspace, markers)
         root_counts = [_root_counts(conn, root) for root in roots]
     except sqlite3.Error as err:
@@ -59,10 +60,24 @@ def read_status(
         "vectors": vectors,
         "pending": {"files": pending_files, "chunks": pending_chunks},
         "embedder": meta.get("embedder"),
+        "fast_tier": fast,
         "size_bytes": path.stat().st_size,
         "scopes": scopes,
         "roots": root_counts,
     }
+
+
+def _fast_tier(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, Any] | None:
+    """The fast tier's model and coverage; None for an index written before tiers existed
+    (status opens read-only, so it never migrates one)."""
+    try:
+        done, pending = conn.execute(
+            "SELECT count(*) FILTER (WHERE has_fast = 1), count(*) FILTER (WHERE has_fast = 0) "
+            "FROM chunks"
+        ).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return {"model": meta.get("fast_embedder"), "chunks": done, "pending": pending}
 
 
 def _marked_scopes(conn: sqlite3.Connection, workspace: Path, markers: Sequence[str]) -> list:
