@@ -277,10 +277,11 @@ def test_a_weak_best_match_in_the_scope_says_so_and_suggests_the_whole_workspace
 
 def test_without_vectors_a_scope_with_no_keyword_match_says_so(tmp_path):
     ws = two_services(tmp_path / "ws")
-    result = search(ws, "verify_password", focus="billing", cold_budget_s=0.0)
-    assert result.pending_chunks > 0  # nothing embedded: keywords only
+    # No vector tier may rank: keywords only, as before any vector exists.
+    result = search(ws, "verify_password", focus="billing", tiers=frozenset())
+    assert not any(tier["used"] for tier in result.to_json()["tiers"].values())
     assert result.hits == []
     assert any("Nothing inside the focus 'billing'" in w and "--focus ." in w
                for w in result.warnings)  # fmt: skip
-    fine = search(ws, "verify_password", focus="auth", cold_budget_s=0.0)
+    fine = search(ws, "verify_password", focus="auth", tiers=frozenset())
     assert fine.hits and not [w for w in fine.warnings if "focus" in w]

@@ -88,14 +88,15 @@ def test_symbol_query_puts_the_definition_first(repo):
     assert "parse_cookie" in result.hits[0].symbols
 
 
-def test_search_without_index_builds_it_within_budget(repo):
+def test_a_search_with_no_budget_still_builds_the_fast_tier_with_the_chunks(repo):
     settings = load_settings(repo)
-    result = run_search("register a handler for a path", workspace=repo, settings=settings,
-                        cold_budget_s=0.0)  # fmt: skip
-    # Nothing was embedded in a zero budget: keywords answer and the pending work is reported.
+    query = "register a handler for a path"
+    result = run_search(query, workspace=repo, settings=settings, cold_budget_s=0.0)
+    # The fast vectors are computed as each file is chunked, not in a pass the budget bounds.
     assert result.hits and result.hits[0].path == "app/routing.py"
-    assert result.pending_chunks > 0
-    assert result.hits[0].similarity is None
+    assert result.hits[0].similarity is not None
+    assert result.to_json()["tiers"]["fast"]["pending"] == 0
+    assert result.pending_chunks > 0  # the configured model's tier is left to 'wherein index'
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\n\t"])

@@ -99,6 +99,7 @@ def build_index(
         notices = [store.notice] if store.notice else []
         store.notice = None
         plan = plan_roots(workspace, settings["scope.source_roots"], focus)
+        fast_tier = _fast_tier_model(settings, notices)
         notices.extend(plan.problems)
         try:
             report = refresh_index(
@@ -106,6 +107,7 @@ def build_index(
                 list(plan.roots),
                 max_file_bytes=settings["walk.max_file_bytes"],
                 progress=progress,
+                fast_tier=fast_tier,
             )
             remember_stamp(store, plan.roots, settings["walk.max_file_bytes"], report)
             embedded = 0
@@ -118,7 +120,7 @@ def build_index(
                     progress(stage, done, total)
 
             pending = 0
-            _fill_fast_tier(store, settings, notices, progress)
+            _fill_fast_tier(store, settings, fast_tier, progress)
             try:
                 if not _nothing_to_embed(store, settings):
                     embedder = create_embedder(settings)
@@ -142,25 +144,36 @@ def build_index(
     return IndexSummary(report, embedded, time.monotonic() - started, tuple(notices), pending)
 
 
-def _fill_fast_tier(store, settings: Settings, notices: list[str], progress) -> None:
-    """Give every chunk its fast-tier vector first: seconds, and searches rank by meaning
-    while the configured model works through the rest."""
-    if fast_tier_identity(settings) is None:
+def _fast_tier_model(settings: Settings, notices: list[str]):
+    """A loader of the fast tier's model for the refresh, loading it at most once."""
+    loaded: list = []
+
+    def load():
+        if not loaded:
+            try:
+                loaded.append(create_fast_embedder(settings))
+            except EmbedderError as err:
+                notices.append(f"{err} The fast tier stays empty; the configured model ranks.")
+                loaded.append(None)
+        return loaded[0]
+
+    return load
+
+
+def _fill_fast_tier(store, settings: Settings, fast_tier, progress) -> None:
+    """Give every chunk left without one its fast-tier vector (the refresh gave the changed
+    chunks theirs): seconds, and searches rank by meaning while the configured model works
+    through the rest."""
+    identity = fast_tier_identity(settings)
+    if identity is None:
         return
-    current = store.get_meta(FAST.meta_key) == fast_tier_identity(settings)
-    if current and not store.pending_count(FAST)[1]:
+    if store.get_meta(FAST.meta_key) == identity and not store.pending_count(FAST)[1]:
         return
-    try:
+    embedder = fast_tier()
+    if embedder is not None:
         embed_pending(
-            store,
-            create_fast_embedder(settings),
-            budget_s=None,
-            tier=FAST,
-            batch=FAST_EMBED_BATCH,
-            progress=progress,
+            store, embedder, budget_s=None, tier=FAST, batch=FAST_EMBED_BATCH, progress=progress
         )
-    except EmbedderError as err:
-        notices.append(f"{err} The fast tier stays empty; the configured model still ranks.")
 
 
 def _nothing_to_embed(store, settings: Settings) -> bool:

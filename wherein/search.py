@@ -453,7 +453,10 @@ def _warm(
     else:
         try:
             report, stamp = refresh_when_changed(
-                store, request.plan.roots, max_file_bytes=max_file_bytes
+                store,
+                request.plan.roots,
+                max_file_bytes=max_file_bytes,
+                fast_tier=lambda: models.fast_tier(warnings),
             )
         except IndexUnwritable as err:
             # A full disk must not cost the answer: rank what the index already holds.

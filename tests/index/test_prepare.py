@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from wherein.index import prepare
@@ -62,6 +63,29 @@ def test_pooled_results_equal_in_process_results(tmp_path):
     assert {"binary", "generated", None} <= outcomes
     assert sum(len(p.chunks) for p in single) > 0
     assert all(chunk.terms for p in single for chunk in p.chunks)
+
+
+def test_fast_vectors_come_with_the_chunks_in_workers_and_in_process(tmp_path):
+    from tests.helpers import HashingEmbedder
+    from wherein.embedding.static import StaticEmbedder
+    from wherein.index.store import embedding_text
+
+    entries = walk(make_tree(tmp_path / "repo", POOL_MIN_FILES + 8))
+    static = StaticEmbedder()
+    for workers, fast in ((2, static), (0, static), (2, HashingEmbedder())):
+        prepared = list(
+            prepare_files(
+                entries, max_file_bytes=LIMIT, known_sha256={}, workers=workers, fast=fast
+            )
+        )
+        chunks = [(p.entry.display_path, c) for p in prepared for c in p.chunks]
+        assert chunks and all(c.fast_vector is not None for _, c in chunks)
+        texts = [embedding_text(path, c.symbols, c.header, c.text) for path, c in chunks]
+        expected = fast.embed(texts)
+        got = np.stack([np.frombuffer(c.fast_vector, dtype=np.float32) for _, c in chunks])
+        np.testing.assert_allclose(got, expected, atol=1e-6)
+    plain = list(prepare_files(entries, max_file_bytes=LIMIT, known_sha256={}, workers=2))
+    assert all(c.fast_vector is None for p in plain for c in p.chunks)
 
 
 def test_unchanged_sha_is_reported_without_chunks(tmp_path):

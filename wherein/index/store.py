@@ -21,7 +21,7 @@ import numpy as np
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
 from wherein.index.lexical import delete_chunk_terms, lexical_order, matches_any, write_chunk_terms
 from wherein.index.migrations import MIGRATIONS, apply_migrations
-from wherein.index.tiers import FULL, VectorTier
+from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.index.transaction import (
     is_unwritable,
     read_meta,
@@ -60,6 +60,8 @@ class NewChunk:
     text: str
     text_hash: str
     terms: tuple[str, ...]
+    # The fast tier's vector (float32 bytes), when it was computed with the chunk.
+    fast_vector: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -293,6 +295,12 @@ class Store:
             (path, root, fs_path, size, mtime_ns, sha256, language, skipped),
         )
         file_id = cursor.lastrowid
+        fast = [(c.text_hash, c.fast_vector) for c in chunks if c.fast_vector is not None]
+        if fast:  # first, so each chunk row below finds its vector
+            conn.executemany(
+                f"INSERT OR REPLACE INTO {FAST.table}(text_hash, vector) VALUES (?, ?)", fast
+            )
+            self._bump_vectors_version(conn, FAST)
         terms: list[tuple[int, Sequence[str]]] = []
         for chunk in chunks:
             cursor = conn.execute(
