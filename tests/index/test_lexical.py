@@ -96,3 +96,33 @@ def test_operators_in_terms_are_read_as_words(conn):
 
 def _dfs(docs: list[list[str]], terms: list[str]) -> list[int]:
     return [sum(term in doc for doc in docs) for term in terms]
+
+
+@pytest.mark.parametrize("damage", ["segments", "structure"])
+def test_a_damaged_lexical_index_is_rebuilt_by_the_checked_open(tmp_path, damage):
+    from tests.helpers import write_tree
+    from wherein.config import load_settings
+    from wherein.index.location import INDEX_FILE_NAME, index_dir
+    from wherein.index.store import open_store
+    from wherein.indexing import build_index
+
+    files = {f"m{i}.py": f"def handler_{i}(request):\n    return {i}\n" for i in range(40)}
+    repo = write_tree(tmp_path / "repo", files)
+    settings = load_settings(repo, environ={"WHEREIN_EMBEDDING_PROVIDER": "static"})
+    build_index(repo, settings)
+    db = index_dir(repo) / INDEX_FILE_NAME
+    conn = sqlite3.connect(db)
+    # id 1 holds the averages and id 10 the structure record (sqlite.org/fts5.html, "FTS5
+    # shadow tables"); the rest are segment leaves. SQLite's quick_check sees neither.
+    where = "id NOT IN (1, 10)" if damage == "segments" else "id = 10"
+    conn.execute(f"UPDATE lexical_data SET block = zeroblob(length(block)) WHERE {where}")
+    conn.commit()
+    conn.close()
+    summary = build_index(repo, settings)  # 'wherein index' opens the index checked
+    said = [notice for notice in summary.notices if str(db) in notice]
+    assert len(said) == 1 and "rebuilt it from the terms" in said[0], summary.notices
+    store = open_store(db)
+    best = store.lexical_order(["handler_3"], 5)[0][0]
+    assert store.chunk_rows([best])[best].path == "m3.py"
+    assert store.counts()["chunks"] == 40
+    store.close()

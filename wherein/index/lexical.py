@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 
 __all__ = [
     "CREATE_LEXICAL_TABLE",
+    "check_lexical",
     "delete_chunk_terms",
     "lexical_order",
     "matches_any",
@@ -95,3 +96,28 @@ def matches_any(
 ) -> bool:
     """Whether any chunk (in scope, when given) holds one of `terms`."""
     return bool(lexical_order(conn, terms, 1, scope_sql, scope_params))
+
+
+def check_lexical(conn: sqlite3.Connection) -> bool:
+    """Check FTS5's own structures (SQLite's quick_check does not look inside them).
+
+    A damaged index is rebuilt from the terms FTS5 stores beside it; returns True then.
+
+    Raises:
+        sqlite3.DatabaseError: the stored terms are damaged too (the caller moves the
+            file aside and starts again).
+    """
+    try:
+        conn.execute("INSERT INTO lexical(lexical) VALUES ('integrity-check')")
+        return False
+    except sqlite3.DatabaseError:
+        pass
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("INSERT INTO lexical(lexical) VALUES ('rebuild')")
+        conn.execute("INSERT INTO lexical(lexical) VALUES ('integrity-check')")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return True

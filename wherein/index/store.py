@@ -19,7 +19,13 @@ from pathlib import Path
 import numpy as np
 
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
-from wherein.index.lexical import delete_chunk_terms, lexical_order, matches_any, write_chunk_terms
+from wherein.index.lexical import (
+    check_lexical,
+    delete_chunk_terms,
+    lexical_order,
+    matches_any,
+    write_chunk_terms,
+)
 from wherein.index.migrations import MIGRATIONS, apply_migrations
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.index.transaction import (
@@ -184,6 +190,11 @@ class Store:
         (verdict,) = conn.execute("PRAGMA quick_check(1)").fetchone()
         if verdict != "ok":
             raise sqlite3.DatabaseError(f"integrity check failed: {' '.join(verdict.split())}")
+        if check_lexical(conn):
+            self.notice = (
+                f"The lexical index in {self.path} was damaged; rebuilt it from the terms "
+                "it stores (vectors and files kept)."
+            )
 
     def _use_wal(self) -> None:
         """Switch a new file to WAL, retrying while another opener holds it.
