@@ -6,12 +6,10 @@ The CLI and the agent tool both call `run_search`; neither ranks on its own.
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -25,9 +23,10 @@ from wherein.embedding.registry import (
     in_process_identity,
 )
 from wherein.errors import EmbedderError, IndexUnwritable, UsageError
+from wherein.hits import Hit, SearchResult, cut_hit, drop_overlaps
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import embed_pending, index_lock, refresh_when_changed, walk_key
-from wherein.index.store import ChunkRow, Store, open_store
+from wherein.index.store import Store, open_store
 from wherein.index.tiers import FAST, FULL, TIERS
 from wherein.indexing import FAST_EMBED_BATCH
 from wherein.ranking.expansion import Expansion, start_expansion
@@ -56,80 +55,9 @@ MAX_QUERY_CHARS = 2000
 MAX_LIMIT = 200
 # Each ranker contributes this many candidates to the fusion.
 CANDIDATES_PER_RANKER = 100
-# Long lines are cut too, so a bounded excerpt stays bounded in characters.
-MAX_EXCERPT_LINE_CHARS = 400
 # The orders of the model's phrasings count half as much as the query's own: a phrasing is a
 # guess at what the user meant, and the original must not be outvoted by one (expansion).
 PHRASING_WEIGHT = 0.5
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One ranked excerpt."""
-
-    rank: int
-    path: str
-    root: str
-    source_path: str | None
-    start_line: int
-    end_line: int
-    symbols: tuple[str, ...]
-    language: str
-    score: float
-    similarity: float | None
-    stale: bool
-    truncated: bool
-    excerpt: str
-    header: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank,
-            "path": self.path,
-            "root": self.root,
-            "source_path": self.source_path,
-            "start_line": self.start_line,
-            "end_line": self.end_line,
-            "symbols": list(self.symbols),
-            "language": self.language,
-            "score": self.score,
-            "similarity": self.similarity,
-            "stale": self.stale,
-            "truncated": self.truncated,
-            "excerpt": self.excerpt,
-        }
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """Everything one search returns; `to_json` is the `search --json` contract."""
-
-    query: str
-    workspace: str
-    scope: Scope
-    hits: list[Hit]
-    pending_files: int
-    pending_chunks: int
-    warnings: list[str] = field(default_factory=list)
-    returned_chars: int = 0
-    source_chars: int = 0
-    expansion: StepStatus = StepStatus(OFF)
-    rerank: StepStatus = StepStatus(OFF)
-    tiers: dict[str, TierCoverage] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "workspace": self.workspace,
-            "scope": self.scope.to_json(),
-            "results": [hit.to_json() for hit in self.hits],
-            "pending": {"files": self.pending_files, "chunks": self.pending_chunks},
-            "warnings": list(self.warnings),
-            "usage": {"returned_chars": self.returned_chars, "source_chars": self.source_chars},
-            "expansion": self.expansion.to_json(),
-            "rerank": self.rerank.to_json(),
-            "tiers": {name: coverage.to_json() for name, coverage in self.tiers.items()},
-        }
 
 
 def _validate(query: str, limit: int) -> tuple[str, list[str]]:
@@ -550,7 +478,7 @@ def _rank(
     copies = frozenset()
     if "penalty" in signals:
         copies = _cached(resident, store, "copies", lambda: copied_directories(store.file_paths()))
-    ranked = _drop_overlaps(apply_signals(text, candidates, signals, copies))
+    ranked = drop_overlaps(apply_signals(text, candidates, signals, copies))
     if steps is not None:
         ranked = steps.reorder(text, ranked, rows)
     ranked = ranked[: request.limit]
@@ -562,7 +490,7 @@ def _rank(
         row = rows[candidate.chunk_id]
         sizes[row.path] = row.size
         similarity = similarity_of.get(row.id)
-        hits.append(_hit(rank, row, candidate.score, similarity, excerpt_lines, workspace_root))
+        hits.append(cut_hit(rank, row, candidate.score, similarity, excerpt_lines, workspace_root))
     return hits, sum(sizes.values())
 
 
@@ -571,57 +499,3 @@ def _lexical_order(store: Store, query: str, prefixes: list[str]) -> list[int]:
     return [
         cid for cid, _ in store.lexical_order(query_tokens(query), CANDIDATES_PER_RANKER, prefixes)
     ]
-
-
-def _drop_overlaps(candidates: list[Candidate]) -> list[Candidate]:
-    """Keep the better of two chunks whose lines overlap in one file."""
-    kept: list[Candidate] = []
-    spans: dict[str, list[tuple[int, int]]] = {}
-    for c in candidates:
-        taken = spans.setdefault(c.path, [])
-        if any(c.start_line <= end and start <= c.end_line for start, end in taken):
-            continue
-        taken.append((c.start_line, c.end_line))
-        kept.append(c)
-    return kept
-
-
-def _hit(
-    rank: int,
-    row: ChunkRow,
-    score: float,
-    similarity: float | None,
-    excerpt_lines: int,
-    workspace_root: str,
-) -> Hit:
-    lines = row.text.split("\n")
-    truncated = len(lines) > excerpt_lines
-    lines = lines[:excerpt_lines]
-    clipped = [line[:MAX_EXCERPT_LINE_CHARS] for line in lines]
-    truncated = truncated or clipped != lines
-    end_line = row.start_line + len(lines) - 1 if truncated else row.end_line
-    fs_path = os.fsdecode(row.fs_path)
-    return Hit(
-        rank=rank,
-        path=row.path,
-        root=row.root,
-        source_path=None if row.root == workspace_root else fs_path,
-        start_line=row.start_line,
-        end_line=end_line,
-        symbols=row.symbols,
-        language=row.language,
-        score=round(float(score), 6),
-        similarity=None if similarity is None else round(float(similarity), 4),
-        stale=_is_stale(fs_path, row.size, row.mtime_ns),
-        truncated=truncated,
-        excerpt="\n".join(clipped),
-        header=row.header,
-    )
-
-
-def _is_stale(fs_path: str, size: int, mtime_ns: int) -> bool:
-    try:
-        info = os.stat(fs_path, follow_symlinks=False)
-    except OSError:
-        return True
-    return info.st_size != size or info.st_mtime_ns != mtime_ns

@@ -1,0 +1,145 @@
+"""What a search hands back: ranked hits with bounded, stale-checked excerpts.
+
+The records are the `search --json` contract (DESIGN.md); `cut_hit` turns an index row
+into one, cutting its excerpt to the configured lines and each line to a bounded width.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from wherein.index.store import ChunkRow
+from wherein.ranking.signals import Candidate
+from wherein.ranking.step import OFF, StepStatus
+from wherein.scope import Scope
+from wherein.tier_view import TierCoverage
+
+__all__ = ["Hit", "SearchResult", "cut_hit", "drop_overlaps"]
+
+# Long lines are cut too, so a bounded excerpt stays bounded in characters.
+MAX_EXCERPT_LINE_CHARS = 400
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One ranked excerpt."""
+
+    rank: int
+    path: str
+    root: str
+    source_path: str | None
+    start_line: int
+    end_line: int
+    symbols: tuple[str, ...]
+    language: str
+    score: float
+    similarity: float | None
+    stale: bool
+    truncated: bool
+    excerpt: str
+    header: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "path": self.path,
+            "root": self.root,
+            "source_path": self.source_path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "symbols": list(self.symbols),
+            "language": self.language,
+            "score": self.score,
+            "similarity": self.similarity,
+            "stale": self.stale,
+            "truncated": self.truncated,
+            "excerpt": self.excerpt,
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Everything one search returns; `to_json` is the `search --json` contract."""
+
+    query: str
+    workspace: str
+    scope: Scope
+    hits: list[Hit]
+    pending_files: int
+    pending_chunks: int
+    warnings: list[str] = field(default_factory=list)
+    returned_chars: int = 0
+    source_chars: int = 0
+    expansion: StepStatus = StepStatus(OFF)
+    rerank: StepStatus = StepStatus(OFF)
+    tiers: dict[str, TierCoverage] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "workspace": self.workspace,
+            "scope": self.scope.to_json(),
+            "results": [hit.to_json() for hit in self.hits],
+            "pending": {"files": self.pending_files, "chunks": self.pending_chunks},
+            "warnings": list(self.warnings),
+            "usage": {"returned_chars": self.returned_chars, "source_chars": self.source_chars},
+            "expansion": self.expansion.to_json(),
+            "rerank": self.rerank.to_json(),
+            "tiers": {name: coverage.to_json() for name, coverage in self.tiers.items()},
+        }
+
+
+def drop_overlaps(candidates: list[Candidate]) -> list[Candidate]:
+    """Keep the better of two chunks whose lines overlap in one file."""
+    kept: list[Candidate] = []
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for c in candidates:
+        taken = spans.setdefault(c.path, [])
+        if any(c.start_line <= end and start <= c.end_line for start, end in taken):
+            continue
+        taken.append((c.start_line, c.end_line))
+        kept.append(c)
+    return kept
+
+
+def cut_hit(
+    rank: int,
+    row: ChunkRow,
+    score: float,
+    similarity: float | None,
+    excerpt_lines: int,
+    workspace_root: str,
+) -> Hit:
+    lines = row.text.split("\n")
+    truncated = len(lines) > excerpt_lines
+    lines = lines[:excerpt_lines]
+    clipped = [line[:MAX_EXCERPT_LINE_CHARS] for line in lines]
+    truncated = truncated or clipped != lines
+    end_line = row.start_line + len(lines) - 1 if truncated else row.end_line
+    fs_path = os.fsdecode(row.fs_path)
+    return Hit(
+        rank=rank,
+        path=row.path,
+        root=row.root,
+        source_path=None if row.root == workspace_root else fs_path,
+        start_line=row.start_line,
+        end_line=end_line,
+        symbols=row.symbols,
+        language=row.language,
+        score=round(float(score), 6),
+        similarity=None if similarity is None else round(float(similarity), 4),
+        stale=is_stale(fs_path, row.size, row.mtime_ns),
+        truncated=truncated,
+        excerpt="\n".join(clipped),
+        header=row.header,
+    )
+
+
+def is_stale(fs_path: str, size: int, mtime_ns: int) -> bool:
+    try:
+        info = os.stat(fs_path, follow_symlinks=False)
+    except OSError:
+        return True
+    return info.st_size != size or info.st_mtime_ns != mtime_ns
