@@ -1,0 +1,97 @@
+"""The background fill of the configured model's tier: batch by batch, never holding the index."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from tests.helpers import HashingEmbedder, write_tree
+from wherein.errors import EmbedderError
+from wherein.index.backfill import backfill_full_tier
+from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.refresh import EMBED_BATCH, index_lock, refresh_index
+from wherein.index.store import open_store
+from wherein.workspace import Root
+
+FILES = {f"pkg/m{i}.py": f"def handler_{i}(request):\n    return {i}\n" for i in range(150)}
+
+
+@pytest.fixture
+def repo(tmp_path):
+    repo = write_tree(tmp_path / "repo", FILES)
+    store = open_store(index_dir(repo) / INDEX_FILE_NAME)
+    refresh_index(store, [Root(repo)], max_file_bytes=1 << 20, workers=0)
+    store.close()
+    return repo
+
+
+def _pending(repo) -> int:
+    store = open_store(index_dir(repo) / INDEX_FILE_NAME)
+    try:
+        return store.pending_count()[1]
+    finally:
+        store.close()
+
+
+class _FailingAfter(HashingEmbedder):
+    """Answers `good` calls, then fails as a model that lost its file would."""
+
+    def __init__(self, good: int) -> None:
+        super().__init__()
+        self.good = good
+
+    def embed(self, texts):
+        if self.calls >= self.good:
+            raise EmbedderError("The model stopped answering (a test).")
+        return super().embed(texts)
+
+
+class _LockProbe(HashingEmbedder):
+    """Records, during each embed call, whether another process could take the index lock."""
+
+    def __init__(self, directory) -> None:
+        super().__init__()
+        self.directory = directory
+        self.free_while_embedding: list[bool] = []
+
+    def embed(self, texts):
+        with index_lock(self.directory, wait=False) as locked:
+            self.free_while_embedding.append(locked)
+        return super().embed(texts)
+
+
+def test_the_fill_embeds_every_pending_chunk(repo):
+    assert _pending(repo) == 150
+    done = backfill_full_tier(repo, HashingEmbedder(), threading.Event())
+    assert done == 150 and _pending(repo) == 0
+    store = open_store(index_dir(repo) / INDEX_FILE_NAME)
+    ids, matrix = store.vectors()
+    assert len(ids) == 150 and np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-5)
+    store.close()
+
+
+def test_the_model_runs_without_the_index_lock(repo):
+    probe = _LockProbe(index_dir(repo))
+    backfill_full_tier(repo, probe, threading.Event())
+    assert probe.free_while_embedding and all(probe.free_while_embedding)
+
+
+def test_a_failing_model_keeps_the_batches_written_before_it(repo):
+    with pytest.raises(EmbedderError):
+        backfill_full_tier(repo, _FailingAfter(good=1), threading.Event())
+    assert _pending(repo) == 150 - EMBED_BATCH
+
+
+def test_a_stop_request_ends_the_fill_at_a_batch_boundary(repo):
+    stop = threading.Event()
+    seen: list[int] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append(done)
+        stop.set()
+
+    done = backfill_full_tier(repo, HashingEmbedder(), stop, progress=progress)
+    assert done == EMBED_BATCH == seen[-1]
+    assert _pending(repo) == 150 - EMBED_BATCH
