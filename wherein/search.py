@@ -288,7 +288,7 @@ def _coverage(store: Store, settings: Settings, view: TierView):
     for tier, model in ((FULL, store.get_meta(FULL.meta_key)), (FAST, fast_model)):
         if tier is FAST and fast_model is None:
             continue
-        pending = store.pending_count(tier)[1]
+        pending = pending_chunks if tier is FULL else store.pending_count(tier)[1]
         coverage[tier.name] = TierCoverage(
             model=model,
             chunks=counts["chunks"] - pending,

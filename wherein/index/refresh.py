@@ -225,20 +225,19 @@ def refresh_when_changed(
     roots: Sequence[Root],
     *,
     max_file_bytes: int,
-    remembered: TreeStamp | None = None,
     fast_tier: Callable[[], Embedder | None] | None = None,
 ) -> tuple[RefreshReport | None, TreeStamp | None]:
     """`refresh_index`, unless the last walk's stamp shows nothing changed (report None).
 
     Returns the report and the stamp that now describes the tree.
 
-    `remembered` is a resident caller's own stamp; without one, the stamp the last
-    refresh saved beside the index is used, if it was taken at the index's current
-    state. A refresh saves its stamp for the next process. The caller holds the lock.
+    The stamp is the one the last refresh saved beside the index, used only if it was
+    taken at the index's current state; a refresh saves its own for the next process.
+    The caller holds the lock.
     """
     key = walk_key(roots, max_file_bytes)
     generation = store.get_meta("generation") or "0"
-    stamp = remembered or load_stamp(store.path.parent, key, generation)
+    stamp = load_stamp(store.path.parent, key, generation)
     if stamp is not None and stamp.unchanged():
         return None, stamp
     report = refresh_index(store, roots, max_file_bytes=max_file_bytes, fast_tier=fast_tier)
