@@ -260,7 +260,7 @@ class _Models:
             # The fast tier ranks only what the full tier lacks: with the full tier complete
             # and its model loaded, the fast model need not load at all.
             full_complete = models.get(FULL.name) is not None and not _cached(
-                resident, store, "full_pending", lambda: store.pending_count(FULL)[1]
+                resident, store, "full_pending", lambda: store.has_pending(FULL)
             )
             if not full_complete:
                 models[FAST.name] = self.fast_tier(warnings)
@@ -398,7 +398,7 @@ def _warm(
     fast_identity = fast_tier_identity(settings)
     tier = FAST if fast_identity is not None else FULL
     identity = fast_identity or in_process_identity(settings)
-    if store.get_meta(tier.meta_key) == identity and not store.pending_count(tier)[1]:
+    if store.get_meta(tier.meta_key) == identity and not store.has_pending(tier):
         if resident is not None:
             resident.fast_complete_at = resident.state(store)
         return  # complete: the model need not even load
@@ -430,7 +430,7 @@ def _warm(
     if store.notice:
         warnings.append(store.notice)
         store.notice = None
-    if resident is not None and not store.pending_count(tier)[1]:
+    if resident is not None and not store.has_pending(tier):
         resident.fast_complete_at = resident.state(store)
 
 

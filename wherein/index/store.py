@@ -374,6 +374,11 @@ class Store:
         ).fetchone()
         return int(row[0]), int(row[1])
 
+    def has_pending(self, tier: VectorTier = FULL) -> bool:
+        """Whether any chunk waits for a vector of `tier` (an index probe, not a count)."""
+        sql = f"SELECT 1 FROM chunks WHERE {tier.flag} = 0 LIMIT 1"
+        return self.conn.execute(sql).fetchone() is not None
+
     def put_vectors(
         self,
         conn: sqlite3.Connection,
