@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from wherein.errors import WhereinError
+from wherein.lazy import lazy_members
 
 if TYPE_CHECKING:
     from wherein.search import Hit, SearchResult, run_search
@@ -15,12 +16,6 @@ __version__ = "0.1.0"
 
 # The search stack (numpy, onnxruntime, tree-sitter) loads on first use, not on
 # `import wherein`: `wherein config get` and `wherein status` should not pay a second for it.
-_FROM_SEARCH = frozenset({"Hit", "SearchResult", "run_search"})
-
-
-def __getattr__(name: str):
-    if name in _FROM_SEARCH:
-        from wherein import search
-
-        return getattr(search, name)
-    raise AttributeError(f"module 'wherein' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_members(
+    __name__, dict.fromkeys(("Hit", "SearchResult", "run_search"), "search")
+)
