@@ -8,12 +8,12 @@ from pathlib import Path
 
 from wherein.config import Settings
 from wherein.embedding.registry import (
+    FastTierModel,
     create_embedder,
-    create_fast_embedder,
     fast_tier_identity,
     in_process_identity,
 )
-from wherein.errors import EmbedderError, EndpointUnreachable, IndexBusy
+from wherein.errors import EndpointUnreachable, IndexBusy
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import (
     Progress,
@@ -99,7 +99,7 @@ def build_index(
         notices = [store.notice] if store.notice else []
         store.notice = None
         plan = plan_roots(workspace, settings["scope.source_roots"], focus)
-        fast_tier = _fast_tier_model(settings, notices)
+        fast_tier = FastTierModel(settings, notices)
         notices.extend(plan.problems)
         try:
             report = refresh_index(
@@ -144,22 +144,6 @@ def build_index(
     return IndexSummary(report, embedded, time.monotonic() - started, tuple(notices), pending)
 
 
-def _fast_tier_model(settings: Settings, notices: list[str]):
-    """A loader of the fast tier's model for the refresh, loading it at most once."""
-    loaded: list = []
-
-    def load():
-        if not loaded:
-            try:
-                loaded.append(create_fast_embedder(settings))
-            except EmbedderError as err:
-                notices.append(f"{err} The fast tier stays empty; the configured model ranks.")
-                loaded.append(None)
-        return loaded[0]
-
-    return load
-
-
 def _fill_fast_tier(store, settings: Settings, fast_tier, progress) -> None:
     """Give every chunk left without one its fast-tier vector (the refresh gave the changed
     chunks theirs): seconds, and searches rank by meaning while the configured model works
@@ -167,7 +151,7 @@ def _fill_fast_tier(store, settings: Settings, fast_tier, progress) -> None:
     identity = fast_tier_identity(settings)
     if identity is None:
         return
-    if store.get_meta(FAST.meta_key) == identity and not store.pending_count(FAST)[1]:
+    if store.tier_complete(FAST, identity):
         return
     embedder = fast_tier()
     if embedder is not None:

@@ -16,9 +16,9 @@ import numpy as np
 from wherein.config import Settings
 from wherein.embedding.base import Embedder
 from wherein.embedding.registry import (
+    FastTierModel,
     check_endpoint,
     create_embedder,
-    create_fast_embedder,
     fast_tier_identity,
     in_process_identity,
 )
@@ -229,18 +229,14 @@ class _Models:
         self.settings = settings
         self.tiers = tiers
         self.full = full
-        self.fast = fast
-        self.fast_failed = False
+        self._given_fast = fast
+        self._fast: FastTierModel | None = None
 
-    def fast_tier(self, warnings: list[str]) -> Embedder | None:
-        """The fast tier's model, or None (no fast tier, or it failed to load: said once)."""
-        if self.fast is None and not self.fast_failed:
-            try:
-                self.fast = create_fast_embedder(self.settings)
-            except EmbedderError as err:
-                self.fast_failed = True
-                warnings.append(f"{err} The fast tier is unavailable.")
-        return self.fast
+    def fast_tier(self, warnings: list[str]) -> FastTierModel:
+        """The fast tier's model for this search, loaded when first called."""
+        if self._fast is None:
+            self._fast = FastTierModel(self.settings, warnings, self._given_fast)
+        return self._fast
 
     def for_ranking(
         self, store: Store, warnings: list[str], resident: ResidentIndex | None = None
@@ -263,7 +259,7 @@ class _Models:
                 resident, store, "full_pending", lambda: store.has_pending(FULL)
             )
             if not full_complete:
-                models[FAST.name] = self.fast_tier(warnings)
+                models[FAST.name] = self.fast_tier(warnings)()
         return models
 
 
@@ -384,7 +380,7 @@ def _warm(
                 store,
                 request.plan.roots,
                 max_file_bytes=max_file_bytes,
-                fast_tier=lambda: models.fast_tier(warnings),
+                fast_tier=models.fast_tier(warnings),
             )
         except IndexUnwritable as err:
             # A full disk must not cost the answer: rank what the index already holds.
@@ -398,12 +394,12 @@ def _warm(
     fast_identity = fast_tier_identity(settings)
     tier = FAST if fast_identity is not None else FULL
     identity = fast_identity or in_process_identity(settings)
-    if store.get_meta(tier.meta_key) == identity and not store.has_pending(tier):
+    if store.tier_complete(tier, identity):
         if resident is not None:
             resident.fast_complete_at = resident.state(store)
         return  # complete: the model need not even load
     if tier is FAST:
-        embedder = models.fast_tier(warnings)
+        embedder = models.fast_tier(warnings)()
     else:
         embedder = models.full
         if embedder is None:

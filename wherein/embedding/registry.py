@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # base imports numpy, which reading the provider names does n
 __all__ = [
     "FAST_TIER_PROVIDER",
     "REGISTRY",
+    "FastTierModel",
     "check_endpoint",
     "create_embedder",
     "create_fast_embedder",
@@ -109,6 +110,32 @@ def check_endpoint(settings: Settings) -> None:
         from wherein.embedding.guard import check_url
 
         check_url(settings["embedding.api_base"], allow_remote=settings["embedding.allow_remote"])
+
+
+class FastTierModel:
+    """The fast tier's model for one job, loaded on first use and at most once.
+
+    A search and `wherein index` both need it only if some file changed or some chunk
+    lacks its fast vector; a model that fails to load is said once, in `said`.
+    """
+
+    def __init__(self, settings: Settings, said: list[str], loaded: Embedder | None = None):
+        self._settings = settings
+        self._said = said
+        self._model = loaded
+        self._tried = loaded is not None
+
+    def __call__(self) -> Embedder | None:
+        """The model, or None (no fast tier, or it would not load)."""
+        if not self._tried:
+            self._tried = True
+            from wherein.errors import EmbedderError
+
+            try:
+                self._model = create_fast_embedder(self._settings)
+            except EmbedderError as err:
+                self._said.append(f"{err} The fast tier stays empty; the other tiers rank.")
+        return self._model
 
 
 def create_embedder(settings: Settings) -> Embedder:

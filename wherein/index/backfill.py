@@ -77,27 +77,17 @@ def _locked(directory: Path, stop: threading.Event, guard: threading.Lock | None
 
 
 def _read_batch(path: Path, embedder: Embedder) -> list[tuple[str, str]]:
-    store = open_store(path)
-    try:
+    with contextlib.closing(open_store(path)) as store:
         check_identity(store, embedder, FULL)
         return store.pending_texts(EMBED_BATCH, tier=FULL)
-    finally:
-        store.close()
 
 
 def _write_batch(path: Path, items) -> bool:
-    store = open_store(path)
-    try:
-        with store.transaction() as conn:
-            store.put_vectors(conn, items, FULL)
-        return True
-    finally:
-        store.close()
+    with contextlib.closing(open_store(path)) as store, store.transaction() as conn:
+        store.put_vectors(conn, items, FULL)
+    return True
 
 
 def _pending(path: Path) -> int:
-    store = open_store(path)
-    try:
+    with contextlib.closing(open_store(path)) as store:
         return store.pending_count(FULL)[1]
-    finally:
-        store.close()

@@ -27,7 +27,7 @@ from wherein.index.lexical import (
     write_chunk_terms,
 )
 from wherein.index.migrations import MIGRATIONS, apply_migrations
-from wherein.index.tiers import FAST, FULL, VectorTier
+from wherein.index.tiers import FAST, FULL, TIERS, VectorTier
 from wherein.index.transaction import (
     is_unwritable,
     read_meta,
@@ -308,10 +308,7 @@ class Store:
         file_id = cursor.lastrowid
         fast = [(c.text_hash, c.fast_vector) for c in chunks if c.fast_vector is not None]
         if fast:  # first, so each chunk row below finds its vector
-            conn.executemany(
-                f"INSERT OR REPLACE INTO {FAST.table}(text_hash, vector) VALUES (?, ?)", fast
-            )
-            self._bump_vectors_version(conn, FAST)
+            self._insert_vectors(conn, fast, FAST)
         terms: list[tuple[int, Sequence[str]]] = []
         for chunk in chunks:
             cursor = conn.execute(
@@ -385,14 +382,23 @@ class Store:
         items: Sequence[tuple[str, np.ndarray]],
         tier: VectorTier = FULL,
     ) -> None:
-        conn.executemany(
-            f"INSERT OR REPLACE INTO {tier.table}(text_hash, vector) VALUES (?, ?)",
-            [(h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items],
-        )
+        rows = [(h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items]
+        self._insert_vectors(conn, rows, tier)
         conn.executemany(
             f"UPDATE chunks SET {tier.flag} = 1 WHERE text_hash = ?", [(h,) for h, _ in items]
         )
+
+    def _insert_vectors(
+        self, conn: sqlite3.Connection, rows: Sequence[tuple[str, bytes]], tier: VectorTier
+    ) -> None:
+        conn.executemany(
+            f"INSERT OR REPLACE INTO {tier.table}(text_hash, vector) VALUES (?, ?)", rows
+        )
         self._bump_vectors_version(conn, tier)
+
+    def tier_complete(self, tier: VectorTier, identity: str | None) -> bool:
+        """Whether every chunk has a vector of `tier` from the model `identity`."""
+        return self.get_meta(tier.meta_key) == identity and not self.has_pending(tier)
 
     def vectors_version(self, tier: VectorTier = FULL) -> str:
         """Changes whenever the tier's vectors or the chunks they belong to change."""
@@ -406,9 +412,9 @@ class Store:
         self.set_meta(conn, key, str(int(row[0] if row else 0) + 1))
 
     def drop_orphan_vectors(self, conn: sqlite3.Connection) -> None:
-        for table in ("vectors", "fast_vectors"):
+        for tier in TIERS.values():
             conn.execute(
-                f"DELETE FROM {table} WHERE text_hash NOT IN (SELECT text_hash FROM chunks)"
+                f"DELETE FROM {tier.table} WHERE text_hash NOT IN (SELECT text_hash FROM chunks)"
             )
 
     def clear_vectors(self, conn: sqlite3.Connection, tier: VectorTier = FULL) -> None:
@@ -423,10 +429,8 @@ class Store:
         sql = "SELECT c.id, c.n_tokens FROM chunks c"
         params: list[str] = []
         if path_prefixes:
-            sql += " JOIN files f ON f.id = c.file_id WHERE " + " OR ".join(
-                "f.path LIKE ? ESCAPE '\\'" for _ in path_prefixes
-            )
-            params = [_like(p) for p in path_prefixes]
+            where, params = _in_folders(path_prefixes)
+            sql += f" JOIN files f ON f.id = c.file_id WHERE {where}"
         sql += " ORDER BY c.id"
         data = np.array(self.conn.execute(sql, params).fetchall(), dtype=np.int64).reshape(-1, 2)
         return data[:, 0], data[:, 1]
@@ -437,10 +441,9 @@ class Store:
         """(chunk id, BM25 score) of chunks in scope holding a term, best first."""
         if not path_prefixes:
             return lexical_order(self.conn, terms, limit)
-        scope = "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE " + " OR ".join(
-            "f.path LIKE ? ESCAPE '\\'" for _ in path_prefixes
-        )
-        return lexical_order(self.conn, terms, limit, scope, [_like(p) for p in path_prefixes])
+        where, params = _in_folders(path_prefixes)
+        scope = f"SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE {where}"
+        return lexical_order(self.conn, terms, limit, scope, params)
 
     def lexical_matches(self, terms: Sequence[str]) -> bool:
         """Whether any chunk of the index holds one of `terms`."""
@@ -530,6 +533,11 @@ def embedding_text(path: str, symbols: Sequence[str], header: str, text: str) ->
         lines.append(header)
     lines.append(text)
     return "\n".join(lines)
+
+
+def _in_folders(prefixes: Sequence[str]) -> tuple[str, list[str]]:
+    """A WHERE clause on `f.path` (files aliased `f`) for these folders, and its values."""
+    return " OR ".join("f.path LIKE ? ESCAPE '\\'" for _ in prefixes), [_like(p) for p in prefixes]
 
 
 def _like(prefix: str) -> str:

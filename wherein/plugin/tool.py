@@ -168,11 +168,10 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     if session.backfill_error:
         lines.append(f"Note: {session.backfill_error}")
     if result.pending_chunks:
-        filling = (
-            "this session is embedding them now"
-            if session.backfill_running()
-            else ("recall action=index finishes them")
-        )
+        if session.backfill_running():
+            filling = "this session is embedding them now"
+        else:
+            filling = "recall action=index finishes them"
         lines.append(
             f"{result.pending_chunks} chunks in {result.pending_files} files have no vector from "
             f"the configured model yet (the fast tier and keywords cover them); {filling}."
