@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from stat import S_ISDIR
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,14 +54,10 @@ class TreeStamp:
                 info = stat(path, follow_symlinks=False)
             except OSError:
                 return False
-            if info.st_mtime_ns != mtime or (info.st_size != size and not _is_dir(info)):
+            # A directory's st_size follows its entries on some file systems; its mtime says more.
+            if info.st_mtime_ns != mtime or (info.st_size != size and not S_ISDIR(info.st_mode)):
                 return False
         return True
-
-
-def _is_dir(info: os.stat_result) -> bool:
-    # A directory's st_size follows its entries on some file systems; its mtime says more.
-    return (info.st_mode & 0o170000) == 0o040000
 
 
 def save_stamp(directory: Path, key: str, generation: str, stamp: TreeStamp) -> None:
