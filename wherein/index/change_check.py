@@ -19,10 +19,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from stat import S_ISDIR
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISDIR
 
 __all__ = ["STAMP_FILE_NAME", "TreeStamp", "load_stamp", "save_stamp"]
 
