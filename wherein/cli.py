@@ -295,6 +295,11 @@ def _roots(args: argparse.Namespace) -> int:
     for s in suggestions:
         print(f"{s.entry}\t({s.kind}: {s.reason})")
     print(f"\nAdd them all with:\n  {command}")
+    if "--workspace-file" not in command:
+        print(
+            "(Some are outside the workspace, which its .wherein.toml may not name: this "
+            "writes your own config file, whose roots apply in every workspace.)"
+        )
     return 0
 
 
@@ -318,7 +323,7 @@ def _config(args: argparse.Namespace) -> int:
         print(f"{value}\t({source})")
         return 0
     path = workspace_config_path(workspace) if args.workspace_file else user_config_path()
-    config_set(args.key, args.value, path)
+    config_set(args.key, args.value, path, workspace_file=args.workspace_file)
     print(f"Set {args.key} in {path}.")
     return 0
 
