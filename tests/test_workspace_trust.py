@@ -226,3 +226,55 @@ def test_roots_suggestions_outside_the_workspace_are_written_to_the_users_file(t
     outside = RootSuggestion(f"site={tmp_path}/env", "site", f"{tmp_path}/env", "python", "test")
     assert "--workspace-file" in add_command(repo, [], [inside])
     assert "--workspace-file" not in add_command(repo, [], [inside, outside])
+
+
+def test_a_planted_tmp_link_beside_the_workspace_file_is_never_written_through(tmp_path):
+    repo = write_tree(tmp_path / "repo", REPO)
+    victim = write_tree(tmp_path / "victim", {"notes.txt": "keep me\n"}) / "notes.txt"
+    (repo / ".wherein.toml.tmp").symlink_to(victim)
+    config_set("search.limit", "3", workspace_config_path(repo), workspace_file=True)
+    assert victim.read_text() == "keep me\n"
+    assert load_settings(repo)["search.limit"] == 3
+    assert sorted(p.name for p in repo.iterdir() if p.name.startswith(".wherein")) == [
+        ".wherein.toml",
+        ".wherein.toml.tmp",
+    ]
+
+
+def test_a_workspace_file_that_is_a_link_is_neither_followed_nor_written(tmp_path, own):
+    repo = write_tree(tmp_path / "repo", REPO)
+    victim = write_tree(tmp_path / "victim", {"c.toml": "[search]\nlimit = 2\n"}) / "c.toml"
+    workspace_config_path(repo).symlink_to(victim)
+    settings = load_settings(repo)
+    assert settings["search.limit"] == 8
+    assert any("symbolic link" in w and "not used" in w for w in settings.warnings)
+    with pytest.raises(ConfigError, match="symbolic link"):
+        config_set("search.limit", "3", workspace_config_path(repo), workspace_file=True)
+
+    async def steps(rc):
+        return await rc.recall(
+            action="configure", config={"file": "workspace", "set": {"search.limit": 4}}
+        )
+
+    answer = run_session(repo, steps)
+    assert answer["ok"] is False and "symbolic link" in answer["error"]["message"]
+    assert victim.read_text() == "[search]\nlimit = 2\n"
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_workspace_file_linked_to_a_device_is_skipped_not_read(tmp_path, device):
+    repo = write_tree(tmp_path / "repo", REPO)
+    workspace_config_path(repo).symlink_to(device)
+    settings = load_settings(repo)
+    assert settings["search.limit"] == 8
+    assert any(".wherein.toml" in w for w in settings.warnings)
+
+
+def test_a_users_own_config_may_be_a_dotfiles_link_and_stays_one(tmp_path):
+    real = write_tree(tmp_path / "dotfiles", {"wherein.toml": "[search]\nlimit = 5\n"})
+    path = user_config_path()
+    path.parent.mkdir(parents=True)
+    path.symlink_to(real / "wherein.toml")
+    assert load_settings(None)["search.limit"] == 5
+    config_set("search.limit", "6", path)
+    assert path.is_symlink() and "limit = 6" in (real / "wherein.toml").read_text()
