@@ -139,9 +139,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _workspace(args: argparse.Namespace) -> Path:
-    from wherein.workspace import resolve_workspace
+    return _workspace_choice(args).path
 
-    return resolve_workspace(getattr(args, "workspace", None))
+
+def _workspace_choice(args: argparse.Namespace):
+    from wherein.workspace_choice import choose_workspace
+
+    return choose_workspace(getattr(args, "workspace", None))
 
 
 def _settings(workspace: Path | None):
@@ -212,10 +216,12 @@ def _status(args: argparse.Namespace) -> int:
     from wherein.roots import plan_roots
     from wherein.scope import marker_names, resolve_scope
 
-    workspace = _workspace(args)
+    choice = _workspace_choice(args)
+    workspace = choice.path
     settings = _settings(workspace)
     plan = plan_roots(workspace, settings["scope.source_roots"])
     status = read_status(workspace, marker_names(settings["scope.focus_markers"]), plan.extra)
+    status["workspace_chosen_by"] = choice.to_json()
     try:
         status["scope"] = resolve_scope(workspace, None, settings).to_json()
     except UsageError as err:  # a stale configured focus must not hide the rest of the status
@@ -232,7 +238,7 @@ def _status(args: argparse.Namespace) -> int:
         json.dump(status, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
-    print(f"workspace  {status['workspace']}")
+    print(f"workspace  {status['workspace']} ({choice.describe()})")
     print(f"index      {status['index_path']}")
     print(f"endpoint   {_endpoint_line(status['embedder'], status['endpoint_error'])}")
     if not status["exists"]:
@@ -319,7 +325,7 @@ def _config(args: argparse.Namespace) -> int:
         _workspace(args) if args.workspace or getattr(args, "workspace_file", False) else None
     )
     if args.action == "get":
-        value, source = config_get(args.key, workspace if workspace else _cwd_workspace())
+        value, source = config_get(args.key, workspace or _cwd_workspace())
         print(f"{value}\t({source})")
         return 0
     path = workspace_config_path(workspace) if args.workspace_file else user_config_path()
@@ -403,9 +409,13 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _cwd_workspace() -> Path | None:
+    """The workspace `config get` reads the `.wherein.toml` of, when one can be chosen."""
+    from wherein.errors import WorkspaceError
+    from wherein.workspace_choice import choose_workspace
+
     try:
-        return Path.cwd()
-    except OSError:
+        return choose_workspace(None).path
+    except WorkspaceError:
         return None
 
 
