@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -19,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
+from wherein.index.aside import SQLITE_SUFFIXES, database_not_regular, move_aside
 from wherein.index.lexical import (
     check_lexical,
     delete_chunk_terms,
@@ -94,9 +94,10 @@ def open_store(path: Path, verify: bool = False) -> Store:
     `verify` runs SQLite's quick_check, a scan of the whole file: `wherein index`
     pays it, a search does not (it re-opens with `verify` after a read fails).
 
-    A file that is not a wherein index, or is corrupt, is moved aside to
-    `<name>.broken-<time>` and a fresh index is created; the returned store's
-    `notice` says so.
+    A file that is not a wherein index, or is corrupt, or anything but a regular file at
+    the name of the database or its `-wal` or `-shm` (a folder, a FIFO, a link, which
+    SQLite would follow or open as one) is moved aside to `<name>.broken-<time>` with its
+    companions, and a fresh index is created; the returned store's `notice` says so.
 
     Raises:
         IndexUnwritable: the directory or the file cannot be written.
@@ -108,6 +109,9 @@ def open_store(path: Path, verify: bool = False) -> Store:
             f"Cannot create the index directory {path.parent}: {err.strerror or err}. "
             "Set WHEREIN_HOME to a writable directory."
         ) from err
+    irregular = database_not_regular(path)
+    if irregular is not None:
+        return _start_again(path, irregular)
     try:
         return Store(path, verify)
     except sqlite3.DatabaseError as err:
@@ -118,27 +122,20 @@ def open_store(path: Path, verify: bool = False) -> Store:
                 f"The index at {path} stayed locked by another process for "
                 f"{BUSY_TIMEOUT_S:g} s. Try again when it has finished."
             ) from err
-        aside = _aside_name(path)
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.replace(str(path) + suffix, str(aside) + suffix)
-        store = Store(path)
-        store.notice = (
-            f"The index at {path} was unreadable ({err}); moved it to {aside} and started "
-            "a new one."
-        )
-        return store
+        return _start_again(path, str(err))
 
 
-def _aside_name(path: Path) -> Path:
-    """`<name>.broken-<time>`, numbered so a second broken file never replaces the first."""
-    stem = f"{path.name}.broken-{int(time.time())}"
-    aside = path.with_name(stem)
-    number = 1
-    while aside.exists():
-        number += 1
-        aside = path.with_name(f"{stem}-{number}")
-    return aside
+def _start_again(path: Path, why: str) -> Store:
+    """Move the unusable index aside with its companions and open a new one in its place."""
+    try:
+        aside = move_aside(path, SQLITE_SUFFIXES)
+    except OSError as err:
+        raise _unwritable(path, err) from err
+    store = Store(path)
+    store.notice = (
+        f"The index at {path} was unreadable ({why}); moved it to {aside} and started a new one."
+    )
+    return store
 
 
 def _is_busy(err: sqlite3.Error) -> bool:

@@ -1,0 +1,202 @@
+"""Every file under the data home is checked as it is opened, through the real commands.
+
+A damaged cache is rebuilt from the index; a database that cannot be opened, or anything but
+a regular file where one of ours belongs (a folder, a FIFO, a link), is moved aside, kept,
+and said in one message naming it. The answer afterwards is the one an undamaged index gives.
+A FIFO would hang a reader that opens it as a file, so those runs are child processes: a hang
+fails the test at the child's timeout instead of wedging the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.helpers import write_tree
+from wherein.cli import main
+from wherein.index.location import INDEX_FILE_NAME, index_dir
+
+REPO = {
+    "app/routing.py": (
+        "class Router:\n"
+        "    def add_route(self, path, handler):\n"
+        "        '''Register a handler for a URL path.'''\n"
+        "        self.routes[path] = handler\n"
+    ),
+    "app/retry.py": (
+        "def retry_with_backoff(call, attempts=3):\n"
+        "    '''Call again after a failure, waiting longer each time.'''\n"
+        "    for attempt in range(attempts):\n"
+        "        return call()\n"
+    ),
+    "README.md": "# Demo\n\nA tiny app used by the tests.\n",
+}
+QUERY = "call again after a failure"
+
+
+@pytest.fixture(autouse=True)
+def static(monkeypatch) -> None:
+    """The in-process static model: the files around the vectors are the point, not the model."""
+    monkeypatch.setenv("WHEREIN_EMBEDDING_PROVIDER", "static")
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    return write_tree(tmp_path / "repo", REPO).resolve()
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def search(capsys, repo: Path) -> dict:
+    code, out, err = cli(capsys, "search", QUERY, "--json", "--workspace", str(repo))
+    assert code == 0, err
+    return json.loads(out)
+
+
+def answers(payload: dict) -> list[tuple]:
+    """What a search found, and how near each chunk was by meaning."""
+    return [(r["path"], r["start_line"], r["similarity"]) for r in payload["results"]]
+
+
+def indexed(capsys, repo: Path) -> list[tuple]:
+    """Index `repo`, search it once (which writes the vector cache); the undamaged answer."""
+    code, _, err = cli(capsys, "index", "--workspace", str(repo))
+    assert code == 0, err
+    found = answers(search(capsys, repo))
+    assert found[0][0] == "app/retry.py" and found[0][2] is not None
+    return found
+
+
+def cache_files(repo: Path) -> dict[str, Path]:
+    files = {p.name.split(".")[1]: p for p in index_dir(repo).glob("vectors-full-*.npy")}
+    assert set(files) == {"ids", "matrix"}, files
+    return files
+
+
+def assert_cache_is(files: dict[str, Path], arrays: dict[str, np.ndarray]) -> None:
+    """The cache on disk is regular files holding exactly `arrays` (dtype and shape included)."""
+    for name, path in files.items():
+        assert stat.S_ISREG(os.lstat(path).st_mode), path
+        again = np.load(path, allow_pickle=False)
+        assert again.dtype == arrays[name].dtype and again.shape == arrays[name].shape
+        np.testing.assert_array_equal(again, arrays[name])
+
+
+def asides(path: Path) -> list[Path]:
+    """What was moved aside from `path` (a database's moved `-wal` and `-shm` not counted)."""
+    found = path.parent.glob(f"{path.name}.broken-*")
+    return sorted(p for p in found if not p.name.endswith(("-wal", "-shm")))
+
+
+# -- what is planted where one of our files belongs ----------------------------------------
+
+
+def plant_folder(path: Path, tmp_path: Path) -> Callable[[Path], None]:
+    _remove(path)
+    path.mkdir()
+    (path / "keep.txt").write_text("mine")
+    return lambda aside: _assert_text(aside / "keep.txt", "mine")
+
+
+def plant_fifo(path: Path, tmp_path: Path) -> Callable[[Path], None]:
+    _remove(path)
+    os.mkfifo(path)
+    return lambda aside: _assert_kind(aside, stat.S_ISFIFO)
+
+
+def plant_link(path: Path, tmp_path: Path) -> Callable[[Path], None]:
+    """A link to a file of the user's: it must neither be written nor read as ours."""
+    target = tmp_path / "notes.txt"
+    target.write_text("my notes")
+    _remove(path)
+    path.symlink_to(target)
+
+    def check(aside: Path) -> None:
+        assert os.readlink(aside) == str(target)
+        _assert_text(target, "my notes")
+
+    return check
+
+
+PLANTS = {"folder": plant_folder, "fifo": plant_fifo, "link": plant_link}
+SAID = {"folder": "a folder", "fifo": "a FIFO", "link": "a symbolic link"}
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        path.rmdir()
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _assert_text(path: Path, text: str) -> None:
+    assert path.read_text() == text
+
+
+def _assert_kind(path: Path, is_kind) -> None:
+    assert is_kind(os.lstat(path).st_mode), path
+
+
+def the_aside(path: Path) -> Path:
+    (aside,) = asides(path)
+    return aside
+
+
+# -- the index database and its -wal and -shm ------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm"])
+@pytest.mark.parametrize("kind", sorted(PLANTS))
+def test_a_folder_fifo_or_link_in_place_of_the_index_is_moved_aside_and_rebuilt(
+    capsys, repo, tmp_path, kind, suffix
+):
+    before = indexed(capsys, repo)
+    path = index_dir(repo) / INDEX_FILE_NAME
+    planted = Path(f"{path}{suffix}")
+    check = PLANTS[kind](planted, tmp_path)
+
+    code, out, _ = cli(capsys, "status", "--workspace", str(repo))
+    assert code == 1
+    assert f"unreadable: {planted.name} is {SAID[kind]}, not a regular file" in out
+    assert "run 'wherein index'" in out
+    assert not asides(path)  # status looks, touches nothing
+
+    code, out, err = cli(capsys, "index", "--workspace", str(repo))
+    assert code == 0, err
+    assert out.startswith("3 files seen, 3 changed")
+    aside = the_aside(path)
+    (line,) = err.splitlines()
+    assert line == (
+        f"wherein: The index at {path} was unreadable ({planted.name} is {SAID[kind]}, not a "
+        f"regular file); moved it to {aside} and started a new one."
+    )
+    check(Path(f"{aside}{suffix}"))
+    assert answers(search(capsys, repo)) == before
+    code, out, _ = cli(capsys, "status", "--workspace", str(repo))
+    assert code == 0 and "files      3 indexed" in out
+
+
+def test_a_link_to_another_workspaces_index_is_never_written_through(capsys, repo, tmp_path):
+    other = write_tree(tmp_path / "other", {"lib/cookies.py": "def parse_cookie(h):\n    pass\n"})
+    assert cli(capsys, "index", "--workspace", str(other))[0] == 0
+    theirs = index_dir(other) / INDEX_FILE_NAME
+    their_bytes = theirs.read_bytes()
+    ours = index_dir(repo) / INDEX_FILE_NAME
+    ours.parent.mkdir(parents=True)
+    ours.symlink_to(theirs)
+    code, out, err = cli(capsys, "index", "--workspace", str(repo))
+    assert code == 0, err
+    assert out.startswith("3 files seen, 3 changed")
+    assert f"{ours.name} is a symbolic link" in err and "moved it to" in err
+    assert theirs.read_bytes() == their_bytes
+    assert answers(search(capsys, repo))[0][0] == "app/retry.py"
