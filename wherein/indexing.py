@@ -135,10 +135,11 @@ def build_index(
                     else "No chunk was pending."
                 )
                 notices.append(f"{err} {left}")
-            if store.notice:
-                notices.append(store.notice)
             with store.transaction() as conn:
                 store.drop_orphan_vectors(conn)
+            store.repair_vector_caches()
+            if store.notice:
+                notices.append(store.notice)
         finally:
             store.close()
     return IndexSummary(report, embedded, time.monotonic() - started, tuple(notices), pending)

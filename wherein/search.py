@@ -189,6 +189,9 @@ def _search_index(
                 )
                 version = f"{resident.state(store)}|{keys}"
                 view = resident.cached("view", version, lambda: TierView(store, embedders))
+            if store.notice:  # what refreshing or reading the vector caches had to mend
+                warnings.append(store.notice)
+                store.notice = None
             hits, source_chars = _rank(store, request, view, warnings, steps, resident)
             if request.scope.focus:
                 warnings.extend(_scope_notice(store, request.scope.focus, view, request.text, hits))

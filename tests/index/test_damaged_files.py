@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from tests.helpers import write_tree
+from tests.index.processes import run_wherein
 from wherein.cli import main
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 
@@ -152,6 +153,116 @@ def the_aside(path: Path) -> Path:
     return aside
 
 
+# -- the vector caches -----------------------------------------------------------------------
+
+
+def _truncate(path: Path, tmp_path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _garbage(path: Path, tmp_path: Path) -> None:
+    path.write_bytes(bytes(range(256)) * 8)
+
+
+def _empty(path: Path, tmp_path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def _narrower(path: Path, tmp_path: Path) -> None:
+    """One column or one row short: a header of the wrong shape, consistent with its bytes."""
+    array = np.load(path)
+    np.save(path, array[:, :-1] if array.ndim == 2 else array[:-1])
+
+
+def _other_dtype(path: Path, tmp_path: Path) -> None:
+    array = np.load(path)
+    np.save(path, array.astype(np.float64 if array.dtype == np.float32 else np.int32))
+
+
+def _reordered(path: Path, tmp_path: Path) -> None:
+    np.save(path, np.load(path)[::-1].copy())
+
+
+def _link_to_a_lookalike(path: Path, tmp_path: Path) -> None:
+    """A link to a valid array of the right shape and dtype that is not the index's."""
+    array = np.load(path)
+    target = tmp_path / "lookalike.npy"
+    np.save(target, np.zeros_like(array) if array.dtype == np.float32 else array[::-1].copy())
+    path.unlink()
+    path.symlink_to(target)
+
+
+def _folder(path: Path, tmp_path: Path) -> None:
+    plant_folder(path, tmp_path)
+
+
+CACHE_DAMAGE = {
+    "truncated": _truncate,
+    "garbage": _garbage,
+    "empty": _empty,
+    "wrong_shape": _narrower,
+    "wrong_dtype": _other_dtype,
+    "reordered": _reordered,
+    "link": _link_to_a_lookalike,
+    "folder": _folder,
+}
+
+
+@pytest.mark.parametrize("damage", sorted(CACHE_DAMAGE))
+@pytest.mark.parametrize("which", ["ids", "matrix"])
+def test_a_damaged_vector_cache_is_rebuilt_and_the_search_answers_as_before(
+    capsys, repo, tmp_path, which, damage
+):
+    before = indexed(capsys, repo)
+    files = cache_files(repo)
+    arrays = {name: np.load(path) for name, path in files.items()}
+    CACHE_DAMAGE[damage](files[which], tmp_path)
+    payload = search(capsys, repo)
+    assert answers(payload) == before
+    assert_cache_is(files, arrays)
+    moved = [w for w in payload["warnings"] if "moved it to" in w]
+    if damage in ("link", "folder"):  # not a file of ours: kept beside, and said
+        aside = the_aside(files[which])
+        (warning,) = moved
+        assert str(files[which]) in warning and str(aside) in warning
+        if damage == "folder":
+            _assert_text(aside / "keep.txt", "mine")
+        else:
+            assert os.readlink(aside) == str(tmp_path / "lookalike.npy")
+    else:  # our own file, damaged: rebuilt without a word
+        assert moved == [] and asides(files[which]) == []
+
+
+def test_wherein_index_mends_a_vector_cache_of_the_wrong_shape(capsys, repo, tmp_path):
+    indexed(capsys, repo)
+    files = cache_files(repo)
+    arrays = {name: np.load(path) for name, path in files.items()}
+    _narrower(files["matrix"], tmp_path)
+    code, out, err = cli(capsys, "index", "--workspace", str(repo))
+    assert code == 0, err
+    assert out.startswith("3 files seen, 0 changed")
+    assert_cache_is(files, arrays)
+
+
+@pytest.mark.parametrize("which", ["ids", "matrix"])
+def test_a_fifo_in_place_of_a_vector_cache_is_moved_aside_not_waited_on(
+    capsys, repo, tmp_path, which
+):
+    before = indexed(capsys, repo)
+    files = cache_files(repo)
+    arrays = {name: np.load(path) for name, path in files.items()}
+    plant_fifo(files[which], tmp_path)
+    done = run_wherein("search", QUERY, "--json", "--workspace", str(repo))
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert answers(payload) == before
+    assert_cache_is(files, arrays)
+    aside = the_aside(files[which])
+    _assert_kind(aside, stat.S_ISFIFO)
+    assert any(f"{files[which]} was a FIFO" in w and str(aside) in w for w in payload["warnings"])
+
+
 # -- the index database and its -wal and -shm ------------------------------------------------
 
 
@@ -200,3 +311,30 @@ def test_a_link_to_another_workspaces_index_is_never_written_through(capsys, rep
     assert f"{ours.name} is a symbolic link" in err and "moved it to" in err
     assert theirs.read_bytes() == their_bytes
     assert answers(search(capsys, repo))[0][0] == "app/retry.py"
+
+
+# -- through the agent tool ------------------------------------------------------------------
+
+
+def test_recall_mends_the_index_and_its_cache_and_says_so(capsys, repo, tmp_path):
+    from tests.plugin.conftest import run_session
+
+    before = indexed(capsys, repo)
+    files = cache_files(repo)
+    plant_folder(files["matrix"], tmp_path)
+
+    async def one(rc):
+        return await rc.recall(query=QUERY)
+
+    result = run_session(repo, one)
+    assert result["ok"] and answers(result) == before
+    (warning,) = result["warnings"]
+    assert f"{files['matrix']} was a folder" in warning
+    assert f"Note: {warning}" in result["text"]
+
+    path = index_dir(repo) / INDEX_FILE_NAME
+    plant_folder(path, tmp_path)
+    result = run_session(repo, one)
+    assert result["ok"] and answers(result) == before
+    assert any(f"The index at {path} was unreadable" in w for w in result["warnings"])
+    _assert_text(the_aside(path) / "keep.txt", "mine")

@@ -306,7 +306,7 @@ def check_identity(store: Store, embedder: Embedder, tier: VectorTier = FULL) ->
         if current is not None:
             count = conn.execute(f"SELECT count(*) FROM {tier.table}").fetchone()[0]
             store.clear_vectors(conn, tier)
-            store.notice = (
+            store.say(
                 f"The embedder changed from {current} to {wanted}: discarded {count} vectors; "
                 "they are re-embedded now."
             )

@@ -34,7 +34,12 @@ from wherein.index.transaction import (
     write_meta,
     write_transaction,
 )
-from wherein.index.vector_cache import load_vector_cache, save_vector_cache, stack_vectors
+from wherein.index.vector_cache import (
+    cache_exists,
+    load_vector_cache,
+    save_vector_cache,
+    stack_vectors,
+)
 
 __all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "open_store"]
 
@@ -42,6 +47,7 @@ APPLICATION_ID = 0x57484952  # "WHIR": marks the file as a wherein index
 BUSY_TIMEOUT_S = 30.0
 WAL_RETRY_S = 0.01
 SQL_VARIABLE_BATCH = 500
+VECTOR_ITEM_BYTES = 4  # float32
 
 
 @dataclass(frozen=True)
@@ -243,6 +249,10 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
+
+    def say(self, message: str) -> None:
+        """Add a sentence to `notice`, for the caller to show once."""
+        self.notice = message if self.notice is None else f"{self.notice} {message}"
 
     def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
@@ -455,16 +465,53 @@ class Store:
         from SQLite and cached for the next search.
         """
         key = self.vectors_version(tier)
-        cached = load_vector_cache(self.path, tier.name, key)
+        cached = load_vector_cache(self.path, tier.name, key, self._vector_shape(tier))
+        if cached is not None and not self._rows_agree(tier, *cached):
+            cached = None
         if cached is None:
             ids, matrix = self._read_vectors(tier)
-            save_vector_cache(self.path, tier.name, key, ids, matrix)
+            said: list[str] = []
+            save_vector_cache(self.path, tier.name, key, ids, matrix, said)
+            for line in said:
+                self.say(line)
         else:
             ids, matrix = cached
         if chunk_ids is not None and len(ids):
             keep = np.isin(ids, chunk_ids)
             ids, matrix = ids[keep], matrix[keep]
         return ids, matrix
+
+    def _vector_shape(self, tier: VectorTier) -> tuple[int, int]:
+        """(rows, width) that `_read_vectors` returns, from the flags and one vector: what a
+        cache file must hold to be used (two index lookups, not a read of every vector)."""
+        (rows,) = self.conn.execute(
+            f"SELECT (SELECT count(*) FROM chunks) - "
+            f"(SELECT count(*) FROM chunks WHERE {tier.flag} = 0)"
+        ).fetchone()
+        if not rows:
+            return 0, 0
+        row = self.conn.execute(f"SELECT length(vector) FROM {tier.table} LIMIT 1").fetchone()
+        return int(rows), (int(row[0]) if row else 0) // VECTOR_ITEM_BYTES
+
+    def _rows_agree(self, tier: VectorTier, ids: np.ndarray, matrix: np.ndarray) -> bool:
+        """Whether the cache's first and last rows are, bit for bit, the vectors SQLite holds
+        for their chunks: two lookups that catch rows shifted, reordered or from elsewhere."""
+        for row in sorted({0, len(ids) - 1}) if len(ids) else ():
+            found = self.conn.execute(
+                f"SELECT v.vector FROM chunks c JOIN {tier.table} v ON v.text_hash = c.text_hash "
+                "WHERE c.id = ?",
+                (int(ids[row]),),
+            ).fetchone()
+            if found is None or bytes(found[0]) != matrix[row].tobytes():
+                return False
+        return True
+
+    def repair_vector_caches(self) -> None:
+        """Check each tier's cache for the current state, if there is one, and rebuild it when
+        it is damaged: `wherein index` mends what the next search would otherwise meet."""
+        for tier in TIERS.values():
+            if cache_exists(self.path, tier.name, self.vectors_version(tier)):
+                self.vectors(tier=tier)
 
     def _read_vectors(self, tier: VectorTier) -> tuple[np.ndarray, np.ndarray]:
         rows = self.conn.execute(
