@@ -173,7 +173,7 @@ def _search_index(
     warnings = list(request.warnings)
     directory = index_dir(request.workspace)
     path = directory / INDEX_FILE_NAME
-    with index_lock(directory, wait=False) as locked:
+    with index_lock(directory, wait=False, notices=warnings) as locked:
         store = resident.store(path, verify) if resident else open_store(path, verify=verify)
         try:
             if store.notice:

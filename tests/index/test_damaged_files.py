@@ -21,7 +21,7 @@ import pytest
 from tests.helpers import write_tree
 from tests.index.processes import run_wherein
 from wherein.cli import main
-from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
 
 REPO = {
     "app/routing.py": (
@@ -311,6 +311,39 @@ def test_a_link_to_another_workspaces_index_is_never_written_through(capsys, rep
     assert f"{ours.name} is a symbolic link" in err and "moved it to" in err
     assert theirs.read_bytes() == their_bytes
     assert answers(search(capsys, repo))[0][0] == "app/retry.py"
+
+
+# -- the lock file ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", sorted(PLANTS))
+def test_a_folder_fifo_or_link_in_place_of_the_lock_file_is_moved_aside(
+    capsys, repo, tmp_path, kind
+):
+    before = indexed(capsys, repo)
+    lock = index_dir(repo) / LOCK_FILE_NAME
+    if kind == "link":
+        target = tmp_path / "elsewhere.lock"  # missing: following the link would create it
+        lock.unlink()
+        lock.symlink_to(target)
+
+        def check(aside: Path) -> None:
+            assert os.readlink(aside) == str(target) and not os.path.lexists(target)
+
+    else:
+        check = PLANTS[kind](lock, tmp_path)
+    payload = search(capsys, repo)
+    assert answers(payload) == before
+    aside = the_aside(lock)
+    (warning,) = [w for w in payload["warnings"] if "moved it to" in w]
+    assert warning == (
+        f"The lock file {lock} was {SAID[kind]}, not a regular file; moved it to {aside} and "
+        "made a new one."
+    )
+    check(aside)
+    assert stat.S_ISREG(os.lstat(lock).st_mode)
+    code, _, err = cli(capsys, "index", "--workspace", str(repo))
+    assert (code, err) == (0, "")
 
 
 # -- through the agent tool ------------------------------------------------------------------
