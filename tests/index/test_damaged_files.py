@@ -21,7 +21,7 @@ import pytest
 from tests.helpers import write_tree
 from tests.index.processes import run_wherein
 from wherein.cli import main
-from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
+from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, data_home, index_dir
 
 REPO = {
     "app/routing.py": (
@@ -344,6 +344,80 @@ def test_a_folder_fifo_or_link_in_place_of_the_lock_file_is_moved_aside(
     assert stat.S_ISREG(os.lstat(lock).st_mode)
     code, _, err = cli(capsys, "index", "--workspace", str(repo))
     assert (code, err) == (0, "")
+
+
+# -- the walk stamp --------------------------------------------------------------------------
+
+STAMP_DAMAGE = {
+    "list": b"[1, 2, 3]",
+    "garbage": b"\x00\xffnot json at all",
+    "empty": b"",
+}
+
+
+def stamp_path(repo: Path) -> Path:
+    return index_dir(repo) / "walk-stamp.json"
+
+
+def assert_fresh_stamp(repo: Path) -> None:
+    """The stamp is a regular file again, and describes the tree as it is now."""
+    path = stamp_path(repo)
+    assert stat.S_ISREG(os.lstat(path).st_mode)
+    payload = json.loads(path.read_text())
+    assert isinstance(payload, dict) and str(repo / "app" / "later.py") in payload["paths"]
+
+
+@pytest.mark.parametrize("damage", sorted(STAMP_DAMAGE))
+def test_a_walk_stamp_that_is_not_a_stamp_means_a_walk_and_a_new_stamp(capsys, repo, damage):
+    indexed(capsys, repo)
+    stamp_path(repo).write_bytes(STAMP_DAMAGE[damage])
+    (repo / "app" / "later.py").write_text("def call_again_after_a_failure():\n    pass\n")
+    payload = search(capsys, repo)
+    assert "app/later.py" in [path for path, _, _ in answers(payload)]
+    assert payload["warnings"] == []
+    assert_fresh_stamp(repo)
+
+
+@pytest.mark.parametrize("kind", ["folder", "link"])
+def test_a_folder_or_link_in_place_of_the_walk_stamp_is_moved_aside(capsys, repo, tmp_path, kind):
+    indexed(capsys, repo)
+    check = PLANTS[kind](stamp_path(repo), tmp_path)
+    (repo / "app" / "later.py").write_text("def call_again_after_a_failure():\n    pass\n")
+    payload = search(capsys, repo)
+    assert "app/later.py" in [path for path, _, _ in answers(payload)]
+    aside = the_aside(stamp_path(repo))
+    check(aside)
+    assert any(f"{stamp_path(repo)} was {SAID[kind]}" in w for w in payload["warnings"])
+    assert_fresh_stamp(repo)
+
+
+def test_a_fifo_in_place_of_the_walk_stamp_is_moved_aside_not_waited_on(capsys, repo, tmp_path):
+    indexed(capsys, repo)
+    plant_fifo(stamp_path(repo), tmp_path)
+    (repo / "app" / "later.py").write_text("def call_again_after_a_failure():\n    pass\n")
+    done = run_wherein("search", QUERY, "--json", "--workspace", str(repo))
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert "app/later.py" in [path for path, _, _ in answers(payload)]
+    _assert_kind(the_aside(stamp_path(repo)), stat.S_ISFIFO)
+    assert any(f"{stamp_path(repo)} was a FIFO" in w for w in payload["warnings"])
+    assert_fresh_stamp(repo)
+
+
+# -- the model's verified stamp --------------------------------------------------------------
+
+
+def test_a_fifo_in_place_of_the_model_stamp_is_moved_aside_not_waited_on(repo, monkeypatch):
+    monkeypatch.setenv("WHEREIN_EMBEDDING_PROVIDER", "minilm")
+    stamp = data_home() / "models" / "verified.json"
+    stamp.parent.mkdir(parents=True)
+    os.mkfifo(stamp)
+    done = run_wherein("index", "--workspace", str(repo))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(b"3 files seen, 3 changed, 0 removed, 3 chunks embedded")
+    _assert_kind(the_aside(stamp), stat.S_ISFIFO)
+    payload = json.loads(stamp.read_text())
+    assert len(payload["files"]) == 2  # the model and its tokenizer, vouched for again
 
 
 # -- through the agent tool ------------------------------------------------------------------

@@ -316,12 +316,17 @@ def remember_stamp(
     """
     stale = _stamp_path(store)
     if report.unreadable:
-        with contextlib.suppress(OSError):
-            stale.unlink()
+        if not_regular(stale) is None:  # a folder or link there is not ours to delete
+            with contextlib.suppress(OSError):
+                stale.unlink()
         return
     if report.stamp is not None:
         generation = store.get_meta("generation") or "0"
-        save_stamp(store.path.parent, walk_key(roots, max_file_bytes), generation, report.stamp)
+        said: list[str] = []
+        key = walk_key(roots, max_file_bytes)
+        save_stamp(store.path.parent, key, generation, report.stamp, said)
+        for line in said:
+            store.say(line)
 
 
 def embed_pending(
