@@ -461,8 +461,9 @@ class Store:
     ) -> tuple[np.ndarray, np.ndarray]:
         """(chunk ids, unit vectors) for chunks that have a vector of `tier`.
 
-        Served from the derived cache file when it matches the index state, else read
-        from SQLite and cached for the next search.
+        Served from the derived cache file when it matches the index state and its checks
+        (`vector_cache.load_vector_cache`, then `_rows_agree`), else read from SQLite and
+        cached for the next search; what saving had to move aside is added to `notice`.
         """
         key = self.vectors_version(tier)
         cached = load_vector_cache(self.path, tier.name, key, self._vector_shape(tier))
@@ -482,8 +483,8 @@ class Store:
         return ids, matrix
 
     def _vector_shape(self, tier: VectorTier) -> tuple[int, int]:
-        """(rows, width) that `_read_vectors` returns, from the flags and one vector: what a
-        cache file must hold to be used (two index lookups, not a read of every vector)."""
+        """(rows, width) that `_read_vectors` returns, from two counts and one vector: what a
+        cache file must hold to be used, learnt without reading every vector."""
         (rows,) = self.conn.execute(
             f"SELECT (SELECT count(*) FROM chunks) - "
             f"(SELECT count(*) FROM chunks WHERE {tier.flag} = 0)"
