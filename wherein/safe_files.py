@@ -13,8 +13,16 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["CONTROL_FILE_MAX_BYTES", "UnsafeFile", "read_regular", "write_atomic"]
+__all__ = [
+    "CONTROL_FILE_MAX_BYTES",
+    "UnsafeFile",
+    "not_regular",
+    "open_regular",
+    "read_regular",
+    "write_atomic",
+]
 
 # Control files (.wherein.toml, ignore files) are a few KB; 1 MiB is generous and bounded.
 CONTROL_FILE_MAX_BYTES = 1 << 20
@@ -68,6 +76,51 @@ def read_regular(path: Path, *, max_bytes: int, follow_links: bool = False) -> b
     finally:
         os.close(fd)
     return b"".join(parts)
+
+
+def open_regular(path: Path, *, max_bytes: int, follow_links: bool = False) -> BinaryIO | None:
+    """The regular file at `path`, open for reading; None when nothing is there.
+
+    For a reader that maps or parses the file itself (a memory-mapped array): the same
+    open and `fstat` checks as `read_regular`, without reading the contents.
+
+    Raises:
+        UnsafeFile: as `read_regular`.
+    """
+    flags = os.O_RDONLY | _NONBLOCK | (0 if follow_links else _NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        if not follow_links and _is_link(path):
+            raise UnsafeFile("it is a symbolic link") from err
+        raise UnsafeFile(f"it cannot be read ({err.strerror or err})") from err
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeFile(f"it is not a regular file ({_kind(info.st_mode)})")
+        if info.st_size > max_bytes:
+            raise UnsafeFile(f"it is larger than {max_bytes:,} bytes")
+    except BaseException as err:
+        os.close(fd)
+        if isinstance(err, OSError):
+            raise UnsafeFile(f"it cannot be read ({err.strerror or err})") from err
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def not_regular(path: Path) -> str | None:
+    """What is at `path` when it is not a regular file ("a folder", "a FIFO", ...), else None.
+
+    A link is not followed, and None also means nothing is there: for a caller that must
+    not open what it finds (SQLite follows links and opens a FIFO) and moves it aside.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return None if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
 
 
 def write_atomic(path: Path, data: bytes) -> None:

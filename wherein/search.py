@@ -173,7 +173,7 @@ def _search_index(
     warnings = list(request.warnings)
     directory = index_dir(request.workspace)
     path = directory / INDEX_FILE_NAME
-    with index_lock(directory, wait=False) as locked:
+    with index_lock(directory, wait=False, notices=warnings) as locked:
         store = resident.store(path, verify) if resident else open_store(path, verify=verify)
         try:
             if store.notice:
@@ -189,6 +189,9 @@ def _search_index(
                 )
                 version = f"{resident.state(store)}|{keys}"
                 view = resident.cached("view", version, lambda: TierView(store, embedders))
+            if store.notice:  # what refreshing or reading the vector caches had to mend
+                warnings.append(store.notice)
+                store.notice = None
             hits, source_chars = _rank(store, request, view, warnings, steps, resident)
             if request.scope.focus:
                 warnings.extend(_scope_notice(store, request.scope.focus, view, request.text, hits))
