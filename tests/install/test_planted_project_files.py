@@ -88,3 +88,12 @@ def test_doctor_reports_a_fifo_project_file_instead_of_waiting_on_it(project):
     assert f"Left {project / '.mcp.json'} untouched: it is not a regular file (a FIFO)" in (
         done.stdout
     ), done.stdout
+
+
+def test_a_project_file_nested_past_any_config_is_one_sentence_not_a_recursion_error(project):
+    deep = '{"mcpServers": ' + "[" * 50_000 + "]" * 50_000 + "}\n"
+    (project / ".mcp.json").write_text(deep)
+    done = run_bounded("install", "claude", "--project", "--workspace", str(project))
+    assert done.returncode != 0
+    line = assert_one_sentence(done.stderr)
+    assert "nested more than 100 levels deep at line 1" in line and ".mcp.json" in line
