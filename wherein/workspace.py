@@ -211,7 +211,9 @@ class _IgnoreRules:
         return verdict
 
 
-def _gitignore_spec(files: list[tuple[str, list[str]]], report: WalkReport):
+def _gitignore_spec(
+    files: list[tuple[str, list[str]]], report: WalkReport
+) -> pathspec.GitIgnoreSpec:
     """One folder's ignore rules. A line git accepts but pathspec cannot compile (`!`, a lone
     `\\`, `[z-a]`) is skipped with a warning naming it; the other lines still apply."""
     # Imported on first use: resolving a workspace (every search) needs no ignore rules.
