@@ -22,7 +22,14 @@ from wherein.config import load_settings
 from wherein.index.refresh import refresh_index
 from wherein.index.store import open_store
 from wherein.search import run_search
-from wherein.workspace import Root, SourceText, WalkReport, read_source, walk_root
+from wherein.workspace import (
+    MAX_WALK_WARNINGS,
+    Root,
+    SourceText,
+    WalkReport,
+    read_source,
+    walk_root,
+)
 
 LIMIT = 1 << 20
 # Bounds a child that hangs on a FIFO today; never a speed assertion.
@@ -167,6 +174,16 @@ def test_ignore_lines_git_accepts_but_pathspec_rejects_are_skipped_one_by_one(tm
             (2, "sub/.whereinignore", "[b-a]y"),
         )
     ]
+
+
+def test_a_tree_full_of_bad_ignore_lines_gives_a_bounded_list_of_warnings(tmp_path):
+    root = write_tree(tmp_path / "repo", {f"d{n:02}/.gitignore": "!\n" for n in range(30)})
+    (root / "keep.py").write_text("x")
+    files, report = walked(root)
+    assert files == ["keep.py"]
+    assert len(report.warnings) == MAX_WALK_WARNINGS + 1
+    assert report.warnings[0].startswith("Skipped line 1 of d00/.gitignore ('!')")
+    assert report.warnings[-1].startswith("More ignore files or lines were skipped")
 
 
 def test_a_bad_ignore_line_is_a_warning_over_recall_not_an_error(tmp_path):
