@@ -112,6 +112,7 @@ def build_index(
                 fast_tier=fast_tier,
             )
             remember_stamp(store, plan.roots, settings["walk.max_file_bytes"], report)
+            notices.extend(report.notices)
             embedded = 0
 
             def counted(stage: str, done: int, total: int) -> None:

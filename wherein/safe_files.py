@@ -35,12 +35,15 @@ class UnsafeFile(Exception):  # noqa: N818 - a reason to skip a file, not a fail
     """The file is a link, not a regular file, too large or unreadable; `str()` says which."""
 
 
-def read_regular(path: Path, *, max_bytes: int, follow_links: bool = False) -> bytes | None:
+def read_regular(
+    path: Path | str, *, max_bytes: int, follow_links: bool = False, dir_fd: int | None = None
+) -> bytes | None:
     """The bytes of the regular file at `path`; None when nothing is there.
 
     Opened with `O_NONBLOCK` (a FIFO cannot hang the open) and, unless `follow_links`, with
     `O_NOFOLLOW`; the opened descriptor is checked with `fstat`, so a file swapped between a
-    check and the open is judged by what was opened.
+    check and the open is judged by what was opened. With `dir_fd`, `path` is relative to that
+    open folder, so no link in the folders above it is followed either.
 
     Raises:
         UnsafeFile: a symbolic link, a FIFO, device or folder, larger than `max_bytes`, or
@@ -48,11 +51,11 @@ def read_regular(path: Path, *, max_bytes: int, follow_links: bool = False) -> b
     """
     flags = os.O_RDONLY | _NONBLOCK | (0 if follow_links else _NOFOLLOW)
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, flags, dir_fd=dir_fd)
     except FileNotFoundError:
         return None
     except OSError as err:
-        if not follow_links and _is_link(path):
+        if not follow_links and _is_link(path, dir_fd):
             raise UnsafeFile("it is a symbolic link") from err
         raise UnsafeFile(f"it cannot be read ({err.strerror or err})") from err
     try:
@@ -156,9 +159,9 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def _is_link(path: Path) -> bool:
+def _is_link(path: Path | str, dir_fd: int | None = None) -> bool:
     try:
-        return stat.S_ISLNK(os.lstat(path).st_mode)
+        return stat.S_ISLNK(os.lstat(path, dir_fd=dir_fd).st_mode)
     except OSError:
         return False
 

@@ -389,8 +389,10 @@ def _warm(
             # A full disk must not cost the answer: rank what the index already holds.
             warnings.append(f"{err} Searched the index as it was.")
             return
-        if report is not None and report.unreadable:
-            warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
+        if report is not None:
+            warnings.extend(report.notices)
+            if report.unreadable:
+                warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
         if resident is not None:
             resident.remember_walk(key, stamp)
     # The tier a search fills: the fast one, or the configured model when it is the fast one.

@@ -180,6 +180,7 @@ def refresh_index(
     report.skipped["too_large"] += walk.too_large
     report.skipped["symlink"] += walk.symlinks
     report.unreadable.extend(walk.unreadable)
+    report.notices.extend(walk.warnings)
 
     changed = 0
     last_commit = time.monotonic()
