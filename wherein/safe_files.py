@@ -49,6 +49,37 @@ def read_regular(
         UnsafeFile: a symbolic link, a FIFO, device or folder, larger than `max_bytes`, or
             unreadable; the message names which, never the contents.
     """
+    handle = open_regular(path, max_bytes=max_bytes, follow_links=follow_links, dir_fd=dir_fd)
+    if handle is None:
+        return None
+    with handle:
+        parts: list[bytes] = []
+        total = 0
+        try:
+            while True:  # read to the end, not to st_size: the file may grow while it is read
+                block = handle.read(min(1 << 20, max_bytes + 1 - total))
+                if not block:
+                    break
+                total += len(block)
+                if total > max_bytes:
+                    raise UnsafeFile(f"it is larger than {max_bytes:,} bytes")
+                parts.append(block)
+        except OSError as err:
+            raise UnsafeFile(f"it cannot be read ({err.strerror or err})") from err
+    return b"".join(parts)
+
+
+def open_regular(
+    path: Path | str, *, max_bytes: int, follow_links: bool = False, dir_fd: int | None = None
+) -> BinaryIO | None:
+    """The regular file at `path`, open for reading; None when nothing is there.
+
+    For a reader that maps or parses the file itself (a memory-mapped array), and the open
+    behind `read_regular`: the open and `fstat` checks described there, no contents read.
+
+    Raises:
+        UnsafeFile: as `read_regular`.
+    """
     flags = os.O_RDONLY | _NONBLOCK | (0 if follow_links else _NOFOLLOW)
     try:
         fd = os.open(path, flags, dir_fd=dir_fd)
@@ -56,47 +87,6 @@ def read_regular(
         return None
     except OSError as err:
         if not follow_links and _is_link(path, dir_fd):
-            raise UnsafeFile("it is a symbolic link") from err
-        raise UnsafeFile(f"it cannot be read ({err.strerror or err})") from err
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UnsafeFile(f"it is not a regular file ({_kind(info.st_mode)})")
-        if info.st_size > max_bytes:
-            raise UnsafeFile(f"it is larger than {max_bytes:,} bytes")
-        parts: list[bytes] = []
-        total = 0
-        while True:  # read to the end, not to st_size: the file may grow while it is read
-            block = os.read(fd, min(1 << 20, max_bytes + 1 - total))
-            if not block:
-                break
-            total += len(block)
-            if total > max_bytes:
-                raise UnsafeFile(f"it is larger than {max_bytes:,} bytes")
-            parts.append(block)
-    except OSError as err:
-        raise UnsafeFile(f"it cannot be read ({err.strerror or err})") from err
-    finally:
-        os.close(fd)
-    return b"".join(parts)
-
-
-def open_regular(path: Path, *, max_bytes: int, follow_links: bool = False) -> BinaryIO | None:
-    """The regular file at `path`, open for reading; None when nothing is there.
-
-    For a reader that maps or parses the file itself (a memory-mapped array): the same
-    open and `fstat` checks as `read_regular`, without reading the contents.
-
-    Raises:
-        UnsafeFile: as `read_regular`.
-    """
-    flags = os.O_RDONLY | _NONBLOCK | (0 if follow_links else _NOFOLLOW)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return None
-    except OSError as err:
-        if not follow_links and _is_link(path):
             raise UnsafeFile("it is a symbolic link") from err
         raise UnsafeFile(f"it cannot be read ({err.strerror or err})") from err
     try:
