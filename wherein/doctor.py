@@ -166,6 +166,21 @@ def _check_agents(workspace: Path) -> list[Check]:
                 agent.name, WARN, f"{agent.title} is present ({reason}) but not registered",
                 f"wherein install {agent.name}",
             ))  # fmt: skip
+    # A project's file came with the repository: doctor starts only the command `wherein
+    # install` writes there (this wherein, its own arguments, no env or cwd), never what a
+    # clone chose, which would be running the clone's code.
+    refused = [item for item in found if item[1] == PROJECT and not _is_our_server(item[3])]
+    for agent, _, path, entry in refused:
+        checks.append(
+            Check(
+                agent.name,
+                WARN,
+                f"project scope, {path}: not started: it runs {_shown(entry)}, not this wherein's "
+                f"'{' '.join(server_command())} serve', and a project's file may come from anyone",
+                f"check the file, then run 'wherein install {agent.name} --project' to rewrite it",
+            )
+        )
+    found = [item for item in found if item not in refused]
     # Servers are started side by side, once per distinct command line.
     launches = {_launch_key(entry, workspace) for _, _, _, entry in found}
     with ThreadPoolExecutor(max_workers=PARALLEL_PROBES) as pool:
@@ -187,6 +202,29 @@ def _check_agents(workspace: Path) -> list[Check]:
         else:
             checks.append(Check(agent.name, OK, f"{where}: {detail}"))
     return checks
+
+
+def _is_our_server(entry: dict[str, Any]) -> bool:
+    """Whether `entry` starts exactly this wherein's server, as `wherein install` writes it."""
+    from wherein.install import server_command
+
+    if entry.get("env") or entry.get("cwd"):
+        return False
+    command = [entry.get("command"), *(entry.get("args") or [])]
+    ours = server_command()
+    if command[: len(ours)] != ours:
+        return False
+    rest = command[len(ours) :]
+    return rest == ["serve"] or (
+        len(rest) == 3 and rest[:2] == ["serve", "--workspace"] and isinstance(rest[2], str)
+    )
+
+
+def _shown(entry: dict[str, Any]) -> str:
+    words = [str(entry.get("command")), *(str(a) for a in entry.get("args") or [])]
+    text = " ".join(words)
+    text = text if len(text) <= 120 else text[:117] + "..."
+    return repr(text) + (" with its own env or cwd" if entry.get("env") or entry.get("cwd") else "")
 
 
 def _launch_key(entry: dict[str, Any], workspace: Path) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from wherein.cli import main
 from wherein.doctor import FAIL, OK, WARN, probe_server, run_doctor
+from wherein.install import server_command
 
 # A stdio program that speaks just enough JSON-RPC to answer, but offers another tool.
 WRONG_SERVER = """
@@ -111,3 +112,21 @@ def test_an_index_folder_that_cannot_be_made_fails(project, tmp_path, monkeypatc
     assert check.status == FAIL and "WHEREIN_HOME" in check.fix
     (model,) = by_name(checks, "model")
     assert model.status == OK
+
+
+def test_a_projects_own_entry_is_never_started_unless_it_is_this_wherein(project, capsys):
+    """A cloned `.mcp.json` naming another program must not make doctor run it."""
+    marker = project.parent / "ran"
+    entries = [
+        {"command": "/bin/sh", "args": ["-c", f"touch {marker}"]},
+        {"command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w')"]},
+        # this wherein, but with an environment that could load other code into it
+        {"command": server_command()[0], "args": ["serve"], "env": {"LD_PRELOAD": "./x.so"}},
+    ]
+    for entry in entries:
+        (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"wherein": entry}}))
+        checks = run_doctor(project)
+        (check,) = by_name(checks, "claude")
+        assert check.status == WARN and "not started" in check.detail
+        assert not marker.exists()
+    capsys.readouterr()
