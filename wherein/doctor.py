@@ -26,6 +26,7 @@ from typing import Any
 from wherein import __version__
 from wherein.errors import ConfigError, EndpointUnreachable, WhereinError
 from wherein.install.agents import WORKSPACE_VARIABLE
+from wherein.redaction import redact
 
 __all__ = ["Check", "format_checks", "probe_server", "run_doctor"]
 
@@ -99,16 +100,18 @@ def _check_model(settings: Any) -> Check:
 
     started = time.monotonic()
     embedder = None
+    key = settings["embedding.api_key"]
     try:
         embedder = create_embedder(settings)
         vectors = embedder.embed(["where are search results ranked"])
     except EndpointUnreachable as err:
         return Check(
-            "model", WARN, f"{err} Search ranks by keywords until it answers.",
+            "model", WARN, f"{redact(str(err), key)} Search ranks by keywords until it answers.",
             "start the model server, or 'wherein config set embedding.provider minilm'",
         )  # fmt: skip
     except WhereinError as err:
-        return Check("model", FAIL, str(err), "check embedding.* with 'wherein config get'")
+        fix = "check embedding.* with 'wherein config get'"
+        return Check("model", FAIL, redact(str(err), key), fix)
     finally:
         close = getattr(embedder, "close", None)  # HTTP embedders hold a connection pool
         if callable(close):
