@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_ECHO_CHARS", "echo", "json_text", "one_line", "visible"]
+__all__ = ["MAX_ECHO_CHARS", "as_text", "echo", "json_text", "one_line", "visible"]
 
 # How much of a value an error message quotes: enough to recognise it, never a dump of it.
 MAX_ECHO_CHARS = 80
@@ -24,11 +24,26 @@ MAX_ECHO_CHARS = 80
 _CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
 _UNSAFE = re.compile(f"[\n{_CONTROLS}]")
 _UNSAFE_BUT_NEWLINE = re.compile(f"[{_CONTROLS}]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def as_text(value: str) -> str:
+    """`value` without lone surrogates, which no tokenizer, SQLite or UTF-8 stream accepts.
+
+    Undecodable argv bytes arrive as surrogates (PEP 383): they are decoded as UTF-8, with
+    U+FFFD for what is not. Any other lone surrogate (a JSON string may hold one) is U+FFFD.
+    """
+    if not _SURROGATES.search(value):
+        return value
+    try:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return _SURROGATES.sub("\ufffd", value)
 
 
 def one_line(text: str) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from wherein.config import KEYS
 from wherein.errors import ConfigError
+from wherein.untrusted import echo
 
 __all__ = ["AGENT_KEYS", "REFUSED_KEYS", "check_agent_change", "in_process_providers"]
 
@@ -56,6 +57,6 @@ def check_agent_change(key: str, value: Any) -> None:
         raise ConfigError(f"The agent may not turn on '{key}': {ENABLE_ONLY_BY_USER[key]}. {how}")
     if key == "embedding.provider" and value not in in_process_providers():
         raise ConfigError(
-            f"The agent may not set 'embedding.provider' to {value!r}: only in-process "
+            f"The agent may not set 'embedding.provider' to {echo(value)}: only in-process "
             f"providers ({', '.join(in_process_providers())}) keep code on this machine. {how}"
         )
