@@ -202,3 +202,21 @@ def test_invalid_utf8_in_the_arguments_is_cleaned_where_they_are_parsed(tmp_path
         assert refused.returncode == 2, refused.stderr.decode("utf-8", "replace")
         sentence = assert_one_sentence(refused.stderr)
         assert flag in sentence and "sub\\xff" in sentence
+
+
+def test_the_server_log_keeps_a_hostile_setting_name_on_one_escaped_line(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"app.py": "def handler():\n    return 1\n"}).resolve()
+    assert run_wherein("index", "--workspace", str(repo), env=STATIC).returncode == 0
+    (repo / ".wherein.toml").write_text('[search]\n"x\\nwherein serve: INFO ok\\u001b[2J" = 1\n')
+    done = subprocess.run(
+        wherein_command("serve", "--workspace", str(repo)),
+        input=b"",
+        capture_output=True,
+        env={**os.environ, **STATIC},
+        timeout=CHILD_TIMEOUT_S,
+    )
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 0, err
+    assert "Unknown setting 'search.x\\x0awherein serve: INFO ok\\x1b[2J'" in err
+    assert _raw_controls(err) == [], err
+    assert all(line.startswith("wherein serve: ") for line in err.splitlines()), err
