@@ -220,3 +220,13 @@ def test_the_server_log_keeps_a_hostile_setting_name_on_one_escaped_line(tmp_pat
     assert "Unknown setting 'search.x\\x0awherein serve: INFO ok\\x1b[2J'" in err
     assert _raw_controls(err) == [], err
     assert all(line.startswith("wherein serve: ") for line in err.splitlines()), err
+
+
+@pytest.mark.parametrize("focus", ["app\\u0000x", "a" * 5000, "~no-such-user-here/x"])
+def test_a_configured_focus_that_cannot_be_looked_up_is_one_short_sentence(tmp_path, focus):
+    repo = write_tree(tmp_path / "repo", {"app/x.py": "def handler():\n    return 1\n"})
+    (repo / ".wherein.toml").write_text(f'[scope]\nfocus = "{focus}"\n')
+    done = run_wherein("search", "handler", "--workspace", str(repo), env=STATIC)
+    assert done.returncode == 2, done.stderr.decode()
+    sentence = assert_one_sentence(done.stderr)
+    assert "scope.focus" in sentence and len(sentence) < 400

@@ -130,3 +130,15 @@ def test_the_agents_limit_holds_whatever_the_config_files_say(tmp_path, static):
     assert result["ok"], result["text"]
     assert len(result["results"]) == AGENT_MAX_LIMIT
     assert f"at most {AGENT_MAX_LIMIT}" in result["text"]
+
+
+@pytest.mark.parametrize("focus", ["app\\u0000x", "a" * 5000])
+def test_a_configured_focus_that_cannot_be_looked_up_is_a_short_error_result(repo, focus):
+    (repo / ".wherein.toml").write_text(f'[scope]\nfocus = "{focus}"\n')
+
+    async def steps(rc):
+        return await rc.recall(query="handler")
+
+    result = run_session(repo, steps)
+    assert result["ok"] is False
+    assert "scope.focus" in result["error"]["message"] and len(result["text"]) < 600
