@@ -19,9 +19,13 @@ __all__ = ["MAX_ECHO_CHARS", "as_text", "echo", "json_text", "one_line", "visibl
 # How much of a value an error message quotes: enough to recognise it, never a dump of it.
 MAX_ECHO_CHARS = 80
 # C0 but tab and newline, DEL and C1 (ESC, CSI U+009B, NEL), Unicode line and paragraph
-# separators, the bidirectional controls that reorder what a reader sees, and lone surrogates,
-# which no UTF-8 stream can even encode.
-_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+# separators, the bidirectional controls that reorder what a reader sees, lone surrogates,
+# which no UTF-8 stream can even encode, and the invisible tag characters and supplementary
+# variation selectors, in which text can be hidden from a person and still read by a model.
+_CONTROLS = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+)
 _UNSAFE = re.compile(f"[\n{_CONTROLS}]")
 _UNSAFE_BUT_NEWLINE = re.compile(f"[{_CONTROLS}]")
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -29,7 +33,15 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    """JSON's own escape, `\\uNNNN`: a surrogate pair for a character past U+FFFF."""
+    units = match.group().encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{units[i]:02x}{units[i + 1]:02x}" for i in range(0, len(units), 2))
 
 
 def as_text(value: str) -> str:
@@ -72,6 +84,7 @@ def json_text(value: Any) -> str:
     """`value` as JSON that a terminal shows as written and any strict parser reads back exactly.
 
     `json.dumps` escapes C0 already; this escapes the rest of the unsafe set (C1, separators,
-    bidirectional controls, lone surrogates) as `\\uNNNN`, which decodes to the same string.
+    bidirectional controls, lone surrogates, tags) as `\\uNNNN`, which decodes to the same
+    string.
     """
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+    return _UNSAFE.sub(_json_escape, json.dumps(value, ensure_ascii=False))

@@ -78,15 +78,17 @@ def _key_schema(key: str, spec: KeySpec) -> dict[str, Any]:
         if spec.maximum is not None:
             schema["maximum"] = spec.maximum
         return schema
+    text = {"maxLength": MAX_PATH_CHARS}  # a folder, a model name, a key: never longer
     if spec.kind == "list":
-        return {"type": "array", "items": {"type": "string", "pattern": "^[^,]*$"}}
+        return {"type": "array", "items": {"type": "string", "pattern": "^[^,]*$", **text}}
     if key == "embedding.provider":
         return {"type": "string", "enum": in_process_providers()}
     if spec.secret:
-        return {"type": ["string", "null"], "description": "blank or null leaves it unchanged"}
+        unchanged = "blank or null leaves it unchanged"
+        return {"type": ["string", "null"], **text, "description": unchanged}
     if spec.kind == "optional_str":
-        return {"type": ["string", "null"]}
-    return {"type": "string"}
+        return {"type": ["string", "null"], **text}
+    return {"type": "string", **text}
 
 
 def input_schema() -> dict[str, Any]:
