@@ -172,7 +172,10 @@ def _clean_arguments(args: argparse.Namespace) -> None:
 def _clean_text(name: str, value: str) -> str:
     text = as_text(value)
     if text != value and name in _FOLDER_OPTIONS:
-        shown = os.fsencode(value).decode("utf-8", "backslashreplace")
+        try:  # the bytes as typed, `\xff` for each one that is not UTF-8
+            shown = os.fsencode(value).decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:  # not from argv: a surrogate no byte decodes to
+            shown = value
         raise UsageError(
             f"--{name} {echo(shown)} is not valid UTF-8, and wherein keeps folder names as "
             "text: rename the folder, or name one whose path is UTF-8."
