@@ -199,9 +199,13 @@ def _dump(value: Any) -> None:
 
 
 def _workspace(args: argparse.Namespace) -> Path:
-    from wherein.workspace import resolve_workspace
+    return _workspace_choice(args).path
 
-    return resolve_workspace(getattr(args, "workspace", None))
+
+def _workspace_choice(args: argparse.Namespace):
+    from wherein.workspace_choice import choose_workspace
+
+    return choose_workspace(getattr(args, "workspace", None))
 
 
 def _settings(workspace: Path | None):
@@ -268,10 +272,12 @@ def _status(args: argparse.Namespace) -> int:
     from wherein.roots import plan_roots
     from wherein.scope import marker_names, resolve_scope
 
-    workspace = _workspace(args)
+    choice = _workspace_choice(args)
+    workspace = choice.path
     settings = _settings(workspace)
     plan = plan_roots(workspace, settings["scope.source_roots"])
     status = read_status(workspace, marker_names(settings["scope.focus_markers"]), plan.extra)
+    status["workspace_chosen_by"] = choice.to_json()
     try:
         status["scope"] = resolve_scope(workspace, None, settings).to_json()
     except UsageError as err:  # a stale configured focus must not hide the rest of the status
@@ -287,7 +293,7 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         _dump(status)
         return 0
-    _show(f"workspace  {status['workspace']}")
+    _show(f"workspace  {status['workspace']} ({choice.describe()})")
     _show(f"index      {status['index_path']}")
     _show(f"endpoint   {_endpoint_line(status['embedder'], status['endpoint_error'])}")
     if not status["exists"]:
@@ -350,6 +356,11 @@ def _roots(args: argparse.Namespace) -> int:
         _show(f"{s.entry}\t({s.kind}: {s.reason})")
     print("\nAdd them all with:")
     _show(f"  {command}")
+    if "--workspace-file" not in command:
+        print(
+            "(Some are outside the workspace, which its .wherein.toml may not name: this "
+            "writes your own config file, whose roots apply in every workspace.)"
+        )
     return 0
 
 
@@ -369,11 +380,11 @@ def _config(args: argparse.Namespace) -> int:
         _workspace(args) if args.workspace or getattr(args, "workspace_file", False) else None
     )
     if args.action == "get":
-        value, source = config_get(args.key, workspace if workspace else _cwd_workspace())
+        value, source = config_get(args.key, workspace or _cwd_workspace())
         _show(f"{value}\t({source})")
         return 0
     path = workspace_config_path(workspace) if args.workspace_file else user_config_path()
-    config_set(args.key, args.value, path)
+    config_set(args.key, args.value, path, workspace_file=args.workspace_file)
     _show(f"Set {args.key} in {path}.")
     return 0
 
@@ -452,9 +463,13 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _cwd_workspace() -> Path | None:
+    """The workspace `config get` reads the `.wherein.toml` of, when one can be chosen."""
+    from wherein.errors import WorkspaceError
+    from wherein.workspace_choice import choose_workspace
+
     try:
-        return Path.cwd()
-    except OSError:
+        return choose_workspace(None).path
+    except WorkspaceError:
         return None
 
 

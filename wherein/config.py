@@ -2,13 +2,16 @@
 
 The user file is `$XDG_CONFIG_HOME/wherein/config.toml`; the workspace file is
 `.wherein.toml` at the workspace root; environment variables are
-`WHEREIN_<SECTION>_<KEY>`. Some keys may only come from the user's own file
-(`embedding.allow_remote`): a repository or an environment must not be able to
-send source code off the machine.
+`WHEREIN_<SECTION>_<KEY>`. The workspace file arrives with a clone, so it is written by
+someone else: each key's `Trust` says what such a file (and the agent, through `configure`)
+may do with it. Ranking and display are theirs to choose; where code, queries and keys are
+sent, whether stages that send them run, which folders outside the repository are read, and
+how long anything may wait are the user's alone (SECURITY.md).
 """
 
 from __future__ import annotations
 
+import enum
 import math
 import os
 from collections.abc import Callable, Mapping
@@ -17,16 +20,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wherein.errors import ConfigError
+from wherein.safe_files import CONTROL_FILE_MAX_BYTES, UnsafeFile, read_regular, write_atomic
 
 if TYPE_CHECKING:
     import tomlkit
 
 __all__ = [
+    "IN_PROCESS_PROVIDERS",
     "KEYS",
     "Settings",
+    "Trust",
+    "all_inside",
     "config_get",
     "config_set",
     "load_settings",
+    "untrusted_refusal",
     "user_config_path",
     "workspace_config_path",
 ]
@@ -46,9 +54,25 @@ MIN_TIMEOUT_S = 0.1
 MAX_TIMEOUT_S = 600.0
 
 
+# Providers that embed inside this process; every other provider sends chunks over HTTP.
+IN_PROCESS_PROVIDERS = frozenset({"minilm", "static"})
+
+
+class Trust(enum.Enum):
+    """What a workspace file or the agent may do with a key; the user may always set it."""
+
+    ANY = "any"  # a ranking or display choice
+    LOWER = "lower"  # a cap or a wait: may be lowered below the user's value, never raised
+    TURN_OFF = "turn_off"  # a stage that sends text to a model: may be turned off, never on
+    IN_PROCESS = "in_process"  # the provider: only one that keeps code in this process
+    INSIDE = "inside"  # folders: only inside the workspace
+    USER = "user"  # where code or keys go: the user's file or environment only
+    USER_FILE = "user_file"  # the user's own file only, not even the environment
+
+
 @dataclass(frozen=True)
 class KeySpec:
-    """One configuration key: its default, how to parse it, and who may set it."""
+    """One configuration key: its default, how to parse it, and who may set it (and why)."""
 
     default: Any
     kind: str  # "int" | "float" | "bool" | "str" | "list" | "optional_str" | "timeout"
@@ -56,7 +80,8 @@ class KeySpec:
     maximum: float | None = None
     choices: Callable[[], list[str]] | None = None
     secret: bool = False
-    user_file_only: bool = False
+    trust: Trust = Trust.ANY
+    why: str = ""  # the reason `trust` is not ANY, for the warning that names it
 
 
 def _providers() -> list[str]:
@@ -65,31 +90,72 @@ def _providers() -> list[str]:
     return sorted(REGISTRY)
 
 
+_WHERE_CODE = "it decides where code is sent"
+_WAIT = "a longer wait would let a wedged endpoint stall every search"
+
 KEYS: dict[str, KeySpec] = {
-    "embedding.provider": KeySpec("minilm", "str", choices=_providers),
-    "embedding.api_base": KeySpec("http://127.0.0.1:11434", "str"),
+    "embedding.provider": KeySpec(
+        "minilm",
+        "str",
+        choices=_providers,
+        trust=Trust.IN_PROCESS,
+        why="a provider outside this process sends code over HTTP",
+    ),
+    "embedding.api_base": KeySpec(
+        "http://127.0.0.1:11434", "str", trust=Trust.USER, why=_WHERE_CODE
+    ),
     "embedding.model": KeySpec(None, "optional_str"),
-    "embedding.api_key": KeySpec(None, "optional_str", secret=True),
-    "embedding.allow_remote": KeySpec(False, "bool", user_file_only=True),
+    "embedding.api_key": KeySpec(
+        None,
+        "optional_str",
+        secret=True,
+        trust=Trust.USER,
+        why="it is a secret sent with every request",
+    ),
+    "embedding.allow_remote": KeySpec(
+        False, "bool", trust=Trust.USER_FILE, why="it decides whether code may leave this machine"
+    ),
     "embedding.batch_size": KeySpec(16, "int", minimum=1, maximum=1024),
     "embedding.concurrency": KeySpec(2, "int", minimum=1, maximum=64),
     "embedding.keep_alive": KeySpec("5m", "str"),
-    "embedding.timeout_s": KeySpec(30.0, "timeout"),
+    "embedding.timeout_s": KeySpec(30.0, "timeout", trust=Trust.LOWER, why=_WAIT),
     "search.limit": KeySpec(8, "int", minimum=1, maximum=200),
     "search.excerpt_lines": KeySpec(40, "int", minimum=1, maximum=2000),
-    "search.cold_budget_s": KeySpec(30.0, "float", minimum=0.0, maximum=86400.0),
+    "search.cold_budget_s": KeySpec(
+        30.0,
+        "float",
+        minimum=0.0,
+        maximum=86400.0,
+        trust=Trust.LOWER,
+        why="it is how long a search may wait for the index",
+    ),
     "scope.focus": KeySpec(None, "optional_str"),
     "scope.focus_markers": KeySpec([], "list"),
-    "scope.source_roots": KeySpec([], "list"),
-    "walk.max_file_bytes": KeySpec(1_048_576, "int", minimum=1, maximum=1 << 40),
-    "expansion.enabled": KeySpec(False, "bool"),
+    "scope.source_roots": KeySpec(
+        [], "list", trust=Trust.INSIDE, why="it would index folders outside the workspace"
+    ),
+    "walk.max_file_bytes": KeySpec(
+        1_048_576,
+        "int",
+        minimum=1,
+        maximum=1 << 40,
+        trust=Trust.LOWER,
+        why="a larger cap lets one file fill memory",
+    ),
+    "expansion.enabled": KeySpec(
+        False, "bool", trust=Trust.TURN_OFF, why="it sends queries to a model endpoint"
+    ),
     "expansion.model": KeySpec(None, "optional_str"),
-    "expansion.api_base": KeySpec(None, "optional_str"),
-    "expansion.timeout_s": KeySpec(5.0, "timeout"),
-    "rerank.enabled": KeySpec(False, "bool"),
+    "expansion.api_base": KeySpec(
+        None, "optional_str", trust=Trust.USER, why="it decides where queries are sent"
+    ),
+    "expansion.timeout_s": KeySpec(5.0, "timeout", trust=Trust.LOWER, why=_WAIT),
+    "rerank.enabled": KeySpec(
+        False, "bool", trust=Trust.TURN_OFF, why="it sends code to a model endpoint"
+    ),
     "rerank.model": KeySpec(None, "optional_str"),
-    "rerank.api_base": KeySpec(None, "optional_str"),
-    "rerank.timeout_s": KeySpec(5.0, "timeout"),
+    "rerank.api_base": KeySpec(None, "optional_str", trust=Trust.USER, why=_WHERE_CODE),
+    "rerank.timeout_s": KeySpec(5.0, "timeout", trust=Trust.LOWER, why=_WAIT),
     "rerank.candidates": KeySpec(20, "int", minimum=1, maximum=200),
 }
 
@@ -137,10 +203,16 @@ def load_settings(
 
     layers: list[tuple[str, Path | None, dict[str, Any]]] = []
     user_path = user_config_path(env)
-    layers.append((SOURCE_USER, user_path, _flatten(_read_toml(user_path), user_path)))
+    user_text = _read_text(user_path, follow_links=True)
+    layers.append((SOURCE_USER, user_path, _flatten(_read_toml(user_path, user_text), user_path)))
     if workspace is not None:
         ws_path = workspace_config_path(workspace)
-        layers.append((SOURCE_WORKSPACE, ws_path, _flatten(_read_toml(ws_path), ws_path)))
+        try:
+            ws_text = _read_text(ws_path)
+        except ConfigError as err:  # a planted link or device: the clone's loss, not an error
+            warnings.append(f"{err} Its settings are not used.")
+            ws_text = None
+        layers.append((SOURCE_WORKSPACE, ws_path, _flatten(_read_toml(ws_path, ws_text), ws_path)))
     layers.append((SOURCE_ENV, None, _environment_values(env)))
 
     for source, path, raw in layers:
@@ -151,17 +223,96 @@ def load_settings(
                 raise ConfigError(
                     f"Unknown setting '{key}' in {where}. Known keys: {', '.join(sorted(KEYS))}."
                 )
-            if spec.user_file_only and source != SOURCE_USER:
+            if spec.trust is Trust.USER_FILE and source != SOURCE_USER:
                 warnings.append(
                     f"Ignored '{key}' from {where}: it is honoured only from your own "
                     f"config file ({user_path})."
                 )
                 continue
-            values[key], warning = _coerce(key, spec, value, where)
-            sources[key] = source
+            value, warning = _coerce(key, spec, value, where)
             if warning:
                 warnings.append(warning)
+            if source == SOURCE_WORKSPACE:
+                value, refusal = _workspace_value(key, value, values[key], workspace)
+                if refusal:
+                    warnings.append(
+                        f"Ignored: {where} may not {refusal}. A workspace file is written by "
+                        f"whoever made the repository; set this in your own config file "
+                        f"({user_path}) with 'wherein config set {key} ...'."
+                    )
+                if value is _REFUSED:
+                    continue
+            values[key] = value
+            sources[key] = source
     return Settings(values=values, sources=sources, warnings=tuple(warnings))
+
+
+_REFUSED = object()
+
+
+def untrusted_refusal(key: str, value: Any, trusted: Any) -> str | None:
+    """Why a workspace file or the agent may not give `key` this `value`, else None.
+
+    `trusted` is the value the user's own layers give it: a `Trust.LOWER` key may go below it.
+    `Trust.INSIDE` is judged by `_workspace_value`, which knows the workspace.
+    """
+    spec = KEYS[key]
+    trust = spec.trust
+    if trust in (Trust.ANY, Trust.INSIDE):
+        return None
+    if trust is Trust.LOWER and value <= trusted:
+        return None
+    if trust is Trust.TURN_OFF and value is False:
+        return None
+    if trust is Trust.IN_PROCESS and value in IN_PROCESS_PROVIDERS:
+        return None
+    if trust is Trust.LOWER:
+        return f"raise '{key}' above {_display(trusted)}: {spec.why}"
+    if trust is Trust.TURN_OFF:
+        return f"turn on '{key}': {spec.why}"
+    if trust is Trust.IN_PROCESS:
+        return (
+            f"set '{key}' to {value!r}: {spec.why}; only in-process providers "
+            f"({', '.join(sorted(IN_PROCESS_PROVIDERS))}) keep code on this machine"
+        )
+    return f"set '{key}': {spec.why}"
+
+
+def _workspace_value(
+    key: str, value: Any, trusted: Any, workspace: Path | None
+) -> tuple[Any, str | None]:
+    """The part of a workspace file's `value` that may be used, and why any was dropped."""
+    if KEYS[key].trust is not Trust.INSIDE:
+        refusal = untrusted_refusal(key, value, trusted)
+        return (_REFUSED, refusal) if refusal else (value, None)
+    kept = [entry for entry in value if workspace is not None and _inside(workspace, entry)]
+    dropped = len(value) - len(kept)
+    if not dropped:
+        return kept, None
+    return kept, (
+        f"add folders outside the workspace to '{key}' ({dropped} of {len(value)} entries "
+        f"dropped): {KEYS[key].why}"
+    )
+
+
+def all_inside(workspace: Path, entries: list[str]) -> bool:
+    """Whether every `scope.source_roots` entry names a folder inside `workspace`."""
+    return all(_inside(workspace, entry) for entry in entries)
+
+
+def _inside(workspace: Path, entry: str) -> bool:
+    """Whether a `scope.source_roots` entry names a folder inside `workspace`, links followed."""
+    from wherein.roots import split_entry
+
+    _, given = split_entry(entry)
+    target = Path(given).expanduser()
+    if not target.is_absolute():
+        target = workspace / target
+    try:
+        resolved, base = target.resolve(), workspace.resolve()
+    except (OSError, RuntimeError):  # a link loop: not a folder anyone can index
+        return False
+    return resolved == base or base in resolved.parents
 
 
 def config_get(key: str, workspace: Path | None = None) -> tuple[str, str]:
@@ -176,31 +327,50 @@ def config_get(key: str, workspace: Path | None = None) -> tuple[str, str]:
     return shown, settings.sources[key]
 
 
-def config_set(key: str, raw_value: str, path: Path) -> None:
+def config_set(key: str, raw_value: str, path: Path, *, workspace_file: bool = False) -> None:
     """Validate `raw_value` for `key` and write it into the TOML file at `path`.
 
-    The file keeps its comments and other keys; it is replaced atomically. An endpoint URL the
-    guard refuses (`wherein.embedding.guard.check_url`) is a ConfigError and is not written.
+    The file keeps its comments and other keys; it is replaced atomically, through a new file,
+    never through a link planted at `path` or beside it (a link at the user's own file is
+    followed: dotfile managers keep it that way). An endpoint URL the guard refuses
+    (`wherein.embedding.guard.check_url`) is a ConfigError and is not written, and so is a key
+    that `workspace_file` (a `.wherein.toml`) may not set: it would be ignored when read.
     """
     import tomlkit
 
     spec = _spec(key)
     value, _ = _coerce(key, spec, _parse_text(spec, raw_value), f"the value for '{key}'")
+    if workspace_file:
+        refusal = _workspace_value(key, value, load_settings()[key], path.parent)[1]
+        if refusal:
+            raise ConfigError(
+                f"A workspace file may not {refusal}; it would be ignored there. "
+                f"Set it in your own config file with 'wherein config set {key} ...' "
+                "(without --workspace-file)."
+            )
     if key.endswith(GUARDED_URL_SUFFIX) and value is not None:
         from wherein.embedding.guard import check_url
 
         check_url(value, allow_remote=load_settings()["embedding.allow_remote"], key=key)
-    document = _read_document(path)
+    if not workspace_file:
+        path = Path(os.path.realpath(path))
+    document = _read_document(path, _read_text(path, follow_links=not workspace_file))
     section_name, name = key.split(".", 1)
     section = document.get(section_name)
     if section is None:
         section = tomlkit.table()
         document[section_name] = section
     section[name] = value
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(tomlkit.dumps(document), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        write_atomic(path, tomlkit.dumps(document).encode("utf-8"))
+    except UnsafeFile as err:
+        raise ConfigError(
+            f"Not writing {path}: {err}. Remove it and run the command again."
+        ) from err
+    except OSError as err:
+        raise ConfigError(
+            f"Cannot write {path}: {err.strerror or err}. Fix its folder's permissions."
+        ) from err
 
 
 def _spec(key: str) -> KeySpec:
@@ -210,22 +380,33 @@ def _spec(key: str) -> KeySpec:
     return spec
 
 
-def _read_text(path: Path) -> str | None:
-    """The file's text, None when there is no such file."""
+def _read_text(path: Path, *, follow_links: bool = False) -> str | None:
+    """The file's text, None when there is no such file.
+
+    Read as a source file is: a regular file, bounded, and (unless it is the user's own file,
+    which may well be a dotfiles link) not through a symbolic link.
+    """
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        data = read_regular(path, max_bytes=CONTROL_FILE_MAX_BYTES, follow_links=follow_links)
+    except UnsafeFile as err:
+        raise ConfigError(
+            f"Config file {path} is not read: {err}. Replace it with a file."
+        ) from err
+    if data is None:
         return None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"Cannot read config file {path}: {err}. Fix or remove it.") from err
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"Config file {path} is not UTF-8 text ({err.reason} at byte {err.start}). "
+            "Fix or remove it."
+        ) from err
 
 
-def _read_document(path: Path, text: str | None = None) -> tomlkit.TOMLDocument:
+def _read_document(path: Path, text: str | None) -> tomlkit.TOMLDocument:
     import tomlkit
     import tomlkit.exceptions
 
-    if text is None:
-        text = _read_text(path)
     if text is None:
         return tomlkit.document()
     try:
@@ -236,8 +417,7 @@ def _read_document(path: Path, text: str | None = None) -> tomlkit.TOMLDocument:
         ) from err
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    text = _read_text(path)
+def _read_toml(path: Path, text: str | None) -> dict[str, Any]:
     if text is None:  # the usual case, and then tomlkit (~10 ms to import) is not needed
         return {}
     return _read_document(path, text).unwrap()
@@ -290,7 +470,7 @@ def _parse_text(spec: KeySpec, text: str) -> Any:
 def _coerce(key: str, spec: KeySpec, value: Any, where: str) -> tuple[Any, str | None]:
     """Check `value` against `spec`; return the value to use and an optional warning."""
     kind = spec.kind
-    bad = f"Bad value {value!r} for '{key}' in {where}"
+    bad = f"Bad value {'(hidden)' if spec.secret else repr(value)} for '{key}' in {where}"
     if kind == "bool":
         if not isinstance(value, bool):
             raise ConfigError(f"{bad}: expected true or false.")
@@ -320,6 +500,12 @@ def _coerce(key: str, spec: KeySpec, value: Any, where: str) -> tuple[Any, str |
         return None, None
     if not isinstance(value, str):
         raise ConfigError(f"{bad}: expected a string.")
+    if spec.secret and any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in value):
+        # httpx would refuse it as a header and quote it back in the error it raises.
+        raise ConfigError(
+            f"The value of '{key}' in {where} contains a line break or another control "
+            "character; no server accepts that in a header. Set it again without them."
+        )
     if spec.choices is not None:
         choices = spec.choices()
         if value not in choices:

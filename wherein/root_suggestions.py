@@ -16,6 +16,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from wherein.config import all_inside
 from wherein.roots import plan_roots
 from wherein.workspace import Root, WalkReport, walk_root
 
@@ -81,11 +82,22 @@ def suggest_roots(workspace: Path, configured: list[str]) -> list[RootSuggestion
 
 
 def add_command(workspace: Path, configured: list[str], suggestions: list[RootSuggestion]) -> str:
-    """The one command that adds every suggestion to the workspace's `.wherein.toml`."""
+    """The one command that adds every suggestion to `scope.source_roots`.
+
+    Into the workspace's `.wherein.toml` while every entry lies inside the workspace; else into
+    the user's own file, since a workspace file may not name outside folders (SECURITY.md).
+    """
     entries = [*configured, *(s.entry for s in suggestions)]
-    return (
-        f"wherein config set scope.source_roots {shlex.quote(','.join(entries))} "
-        f"--workspace-file --workspace {shlex.quote(str(workspace))}"
+    where = "--workspace-file" if all_inside(workspace, entries) else ""
+    return " ".join(
+        part
+        for part in (
+            "wherein config set scope.source_roots",
+            shlex.quote(",".join(entries)),
+            where,
+            f"--workspace {shlex.quote(str(workspace))}",
+        )
+        if part
     )
 
 

@@ -195,8 +195,10 @@ def test_allow_remote_from_the_workspace_file_is_ignored(tmp_path):
     )
     settings = load_settings(workspace)
     assert settings["embedding.allow_remote"] is False
-    with pytest.raises(ConfigError, match="192.168.1.20"):
-        create_embedder(settings)
+    # Nor may the file choose the provider or the endpoint (SECURITY.md): all three are ignored.
+    assert settings["embedding.provider"] == "minilm"
+    assert settings["embedding.api_base"] == "http://127.0.0.1:11434"
+    assert len([w for w in settings.warnings if str(workspace) in w]) == 3
 
 
 def test_allow_remote_from_the_user_file_lets_a_lan_endpoint_through_the_guard(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 import tomlkit
 
 from tests.plugin.conftest import run_session
-from wherein.config import user_config_path, workspace_config_path
+from wherein.config import config_set, user_config_path, workspace_config_path
 
 SECRET = "sk-test-5f1c9e0a7b"
 
@@ -19,11 +19,10 @@ def _user_file() -> dict:
 
 
 def test_configure_round_trip_with_a_secret_never_returns_it(repo):
+    config_set("embedding.api_key", SECRET, user_config_path())  # the user's own step
+
     async def steps(rc):
-        wrote = await rc.recall(
-            action="configure",
-            config={"set": {"embedding.api_key": SECRET, "search.limit": 2}},
-        )
+        wrote = await rc.recall(action="configure", config={"set": {"search.limit": 2}})
         read = await rc.recall(action="configure")
         blank = await rc.recall(action="configure", config={"set": {"embedding.api_key": "  "}})
         null = await rc.recall(action="configure", config={"set": {"embedding.api_key": None}})
@@ -33,7 +32,6 @@ def test_configure_round_trip_with_a_secret_never_returns_it(repo):
 
     wrote, read, blank, null, search, status = run_session(repo, steps)
     changed = {s["key"]: s for s in wrote["config"]["changed"]}
-    assert changed["embedding.api_key"]["value"] == "(set)"
     assert changed["search.limit"] == {"key": "search.limit", "value": "2", "source": "user"}
     settings = {s["key"]: s["value"] for s in read["config"]["settings"]}
     assert settings["embedding.api_key"] == "(set)"
@@ -47,6 +45,17 @@ def test_configure_round_trip_with_a_secret_never_returns_it(repo):
     assert status["embedding"]["api_key_set"] is True
     for result in (wrote, read, blank, null, search, status):
         assert SECRET not in json.dumps(result)
+
+
+def test_configure_refuses_to_set_a_key(repo):
+    async def steps(rc):
+        return await rc.recall(action="configure", config={"set": {"embedding.api_key": SECRET}})
+
+    result = run_session(repo, steps)
+    assert result["ok"] is False
+    assert "may not set 'embedding.api_key'" in result["error"]["message"]
+    assert SECRET not in json.dumps(result)
+    assert not user_config_path().exists()
 
 
 @pytest.mark.parametrize(

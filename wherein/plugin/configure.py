@@ -58,7 +58,7 @@ def run_configure(workspace: Path, config: dict[str, Any]) -> tuple[dict[str, An
         if _is_blank_secret(key, value):
             unchanged.append(key)
             continue
-        config_set(key, _as_text(key, value), path)
+        config_set(key, _as_text(key, value), path, workspace_file=which == "workspace")
         changed.append(key)
     block = {
         "file": which,

@@ -1,40 +1,30 @@
-"""What the agent may change through `configure`: nothing that widens where code goes.
+"""What the agent may change through `configure`: what a workspace file may, and no more.
 
 DESIGN.md ("Embedding"): a non-loopback endpoint is allowed only by the user's own config file,
-never by the agent. So the agent cannot set an endpoint, cannot allow remote endpoints, cannot
-switch to a provider that sends chunks over HTTP, cannot turn on a stage that sends text to a
-model endpoint, and cannot add source roots (which would let it read files outside the
-workspace through the index). It may narrow any of these, and tune everything else.
+never by the agent. The agent reads repositories and can be talked into anything they say, so it
+is trusted exactly as a cloned `.wherein.toml` is (`wherein.config.Trust`): it cannot set an
+endpoint or a key, allow remote endpoints, switch to a provider that sends chunks over HTTP,
+turn on a stage that sends text to a model endpoint, raise a cap or a wait, or add source roots
+(which would widen what the index reads). It may narrow any of these, and tune everything else.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from wherein.config import KEYS
+from wherein.config import IN_PROCESS_PROVIDERS, KEYS, Trust, load_settings, untrusted_refusal
 from wherein.errors import ConfigError
-from wherein.untrusted import echo
 
-__all__ = ["AGENT_KEYS", "REFUSED_KEYS", "check_agent_change", "in_process_providers"]
+__all__ = ["AGENT_KEYS", "check_agent_change", "in_process_providers"]
 
-# Providers that embed inside this process; every other provider sends chunks over HTTP.
-IN_PROCESS_PROVIDERS = frozenset({"minilm", "static"})
+# Keys the agent may not set at all; the rest it may set within `untrusted_refusal`'s rules.
+_NEVER = (Trust.USER, Trust.USER_FILE, Trust.INSIDE)
 
-REFUSED_KEYS: dict[str, str] = {
-    "embedding.allow_remote": "it decides whether code may leave this machine",
-    "embedding.api_base": "it decides where code is sent",
-    "expansion.api_base": "it decides where queries are sent",
-    "rerank.api_base": "it decides where code is sent",
-    "scope.source_roots": "it would index folders outside the workspace",
-}
-
-# Turning these on sends text to a model endpoint; turning them off is always allowed.
-ENABLE_ONLY_BY_USER: dict[str, str] = {
-    "expansion.enabled": "it sends queries to a model endpoint",
-    "rerank.enabled": "it sends code to a model endpoint",
-}
-
-AGENT_KEYS: tuple[str, ...] = tuple(key for key in KEYS if key not in REFUSED_KEYS)
+# The keys `configure` takes. A secret stays among them although only a blank one is accepted:
+# an agent echoing back a form with an empty secret field is told "unchanged", not "unknown".
+AGENT_KEYS: tuple[str, ...] = tuple(
+    key for key, spec in KEYS.items() if spec.trust not in _NEVER or spec.secret
+)
 
 
 def in_process_providers() -> list[str]:
@@ -51,12 +41,15 @@ def check_agent_change(key: str, value: Any) -> None:
         ConfigError: naming the key, why it is refused, and how the user can set it.
     """
     how = f"Ask the user to run 'wherein config set {key} ...' themselves."
-    if key in REFUSED_KEYS:
-        raise ConfigError(f"The agent may not set '{key}': {REFUSED_KEYS[key]}. {how}")
-    if key in ENABLE_ONLY_BY_USER and value is True:
-        raise ConfigError(f"The agent may not turn on '{key}': {ENABLE_ONLY_BY_USER[key]}. {how}")
-    if key == "embedding.provider" and value not in in_process_providers():
-        raise ConfigError(
-            f"The agent may not set 'embedding.provider' to {echo(value)}: only in-process "
-            f"providers ({', '.join(in_process_providers())}) keep code on this machine. {how}"
-        )
+    spec = KEYS.get(key)
+    if spec is None:
+        return  # the settings layer names an unknown key
+    if spec.secret and (value is None or (isinstance(value, str) and not value.strip())):
+        return  # a blank secret leaves the user's as it is (`configure`): not a change
+    if spec.trust in _NEVER:
+        raise ConfigError(f"The agent may not set '{key}': {spec.why}. {how}")
+    if spec.trust is Trust.ANY:
+        return
+    refusal = untrusted_refusal(key, value, load_settings()[key])
+    if refusal:
+        raise ConfigError(f"The agent may not {refusal}. {how}")

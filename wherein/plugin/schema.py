@@ -39,6 +39,8 @@ AGENT_MAX_LIMIT = 50
 MAX_QUERY_CHARS = 2000
 # PATH_MAX on Linux: no folder the agent can name is longer.
 MAX_PATH_CHARS = 4096
+# No string in a call is longer: not a query, a folder, a setting's value or a key.
+MAX_ARGUMENT_CHARS = MAX_PATH_CHARS
 # How much of the schema's own reason a refusal repeats.
 MAX_REASON_CHARS = 200
 
@@ -291,20 +293,26 @@ def clean_arguments(arguments: Any, where: str = "") -> Any:
     JSON string may carry and nothing downstream can encode, become U+FFFD.
 
     Raises:
-        UsageError: a string holds a NUL, which no query, folder or setting can contain.
+        UsageError: a string holds a NUL, which no query, folder or setting can contain, or is
+            longer than MAX_ARGUMENT_CHARS (a message that quoted it must stay short).
     """
     if isinstance(arguments, dict):
         cleaned = {}
         for key, value in arguments.items():
-            name = clean_arguments(key, where or "an argument name")
+            name = clean_arguments(key, f"{where} name {echo(key)}".lstrip())
             cleaned[name] = clean_arguments(value, f"{where}.{name}" if where else name)
         return cleaned
     if isinstance(arguments, list):
         return [clean_arguments(item, f"{where}[{i}]") for i, item in enumerate(arguments)]
     if not isinstance(arguments, str):
         return arguments
+    name = one_line(where)[:MAX_ECHO_CHARS]
+    if len(arguments) > MAX_ARGUMENT_CHARS:  # before anything quotes it, the schema included
+        raise UsageError(
+            f"Argument {name} is {len(arguments)} characters long; no argument may be longer "
+            f"than {MAX_ARGUMENT_CHARS}."
+        )
     if "\x00" in arguments:
-        name = one_line(where)[:MAX_ECHO_CHARS]
         raise UsageError(
             f"Argument {name} holds a NUL character ({echo(arguments)}); send it without one."
         )
