@@ -282,6 +282,29 @@ def test_roots_suggest_lists_the_virtualenv_and_the_imported_packages(project, m
     assert payload["suggestions"][0]["reason"] == "the workspace's virtualenv .venv"
 
 
+def test_roots_suggest_skips_folders_linked_out_of_the_workspace(tmp_path, monkeypatch):
+    """A clone can plant `node_modules/x` or a venv's site-packages as a link to the home
+    folder; the printed command would index it. Links that stay inside (pnpm) still count."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no python3 to fall back on
+    outside = write_tree(tmp_path / "home-folder", {"a/key.py": "A = 1\n", "b/key.py": "B = 2\n"})
+    ws = write_tree(
+        tmp_path / "ws",
+        {
+            "web/app.js": "import a from 'lodash';\nimport b from 'pnpm-pkg';\n",
+            ".venv/pyvenv.cfg": "home = /usr/bin\n",
+            "node_modules/.pnpm/pnpm-pkg@1/node_modules/pnpm-pkg/index.js": "module.exports = 1;\n",
+        },
+    )
+    (ws / "node_modules" / "lodash").symlink_to(outside / "a", target_is_directory=True)
+    pnpm = ws / "node_modules" / ".pnpm" / "pnpm-pkg@1" / "node_modules" / "pnpm-pkg"
+    (ws / "node_modules" / "pnpm-pkg").symlink_to(pnpm, target_is_directory=True)
+    (ws / ".venv" / "lib" / "python3.11").mkdir(parents=True)
+    site = ws / ".venv" / "lib" / "python3.11" / "site-packages"
+    site.symlink_to(outside / "b", target_is_directory=True)
+    assert [s.entry for s in suggest_roots(ws.resolve(), [])] == ["pnpm-pkg=node_modules/pnpm-pkg"]
+
+
 def test_the_suggested_command_adds_every_root_in_one_go(project, monkeypatch):
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
     payload = json.loads(run_wherein("roots", "suggest", "--workspace", str(project),

@@ -148,7 +148,7 @@ def _check_index_dir(workspace: Path) -> Check:
 
 
 def _check_agents(workspace: Path) -> list[Check]:
-    from wherein.install import REGISTRY, SCOPES, read_entry, server_command
+    from wherein.install import PROJECT, REGISTRY, SCOPES, read_entry, server_command
 
     checks: list[Check] = []
     found: list[tuple[Any, str, Path, dict[str, Any]]] = []
@@ -159,7 +159,7 @@ def _check_agents(workspace: Path) -> list[Check]:
             if path is None:
                 continue
             try:
-                entry = read_entry(agent, path)
+                entry = read_entry(agent, path, workspace if scope == PROJECT else None)
             except ConfigError as err:
                 checks.append(Check(agent.name, FAIL, str(err), "fix the file it names"))
                 registered = True

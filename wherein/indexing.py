@@ -85,7 +85,8 @@ def build_index(
     """
     started = time.monotonic()
     directory = index_dir(workspace)
-    with index_lock(directory, wait=False) as locked:
+    notices: list[str] = []
+    with index_lock(directory, wait=False, notices=notices) as locked:
         if not locked:
             if not wait:
                 raise IndexBusy(
@@ -94,9 +95,10 @@ def build_index(
                 )
             if on_wait:
                 on_wait()
-    with index_lock(directory, wait=True):
+    with index_lock(directory, wait=True, notices=notices):
         store = open_store(directory / INDEX_FILE_NAME, verify=True)
-        notices = [store.notice] if store.notice else []
+        if store.notice:
+            notices.append(store.notice)
         store.notice = None
         plan = plan_roots(workspace, settings["scope.source_roots"], focus)
         fast_tier = FastTierModel(settings, notices)
@@ -110,6 +112,7 @@ def build_index(
                 fast_tier=fast_tier,
             )
             remember_stamp(store, plan.roots, settings["walk.max_file_bytes"], report)
+            notices.extend(report.notices)
             embedded = 0
 
             def counted(stage: str, done: int, total: int) -> None:
@@ -135,10 +138,11 @@ def build_index(
                     else "No chunk was pending."
                 )
                 notices.append(f"{err} {left}")
-            if store.notice:
-                notices.append(store.notice)
             with store.transaction() as conn:
                 store.drop_orphan_vectors(conn)
+            store.repair_vector_caches()
+            if store.notice:
+                notices.append(store.notice)
         finally:
             store.close()
     return IndexSummary(report, embedded, time.monotonic() - started, tuple(notices), pending)

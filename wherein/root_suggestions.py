@@ -18,7 +18,7 @@ from pathlib import Path
 
 from wherein.config import all_inside
 from wherein.roots import plan_roots
-from wherein.workspace import Root, WalkReport, walk_root
+from wherein.workspace import Root, WalkReport, read_source, walk_root
 
 __all__ = ["RootSuggestion", "add_command", "suggest_roots"]
 
@@ -128,7 +128,11 @@ def _site_packages(workspace: Path) -> list[tuple[Path, str]]:
     except OSError:
         tops = []
     for venv in tops:
-        places += [(p, f"the workspace's virtualenv {venv.name}") for p in _purelibs(venv)]
+        places += [
+            (p, f"the workspace's virtualenv {venv.name}")
+            for p in _purelibs(venv)
+            if _inside(workspace, p)
+        ]
     python = shutil.which("python3") if not places else None  # a fallback, not a third env
     if python:
         purelib = _ask_python(python)
@@ -170,11 +174,10 @@ def _imported_packages(workspace: Path) -> list[tuple[str, Path]]:
         scripts += 1
         if scripts > MAX_SCRIPT_FILES:
             break
-        try:
-            text = entry.path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        source = read_source(entry, MAX_SCRIPT_BYTES)  # no link, no FIFO: the walk's reader
+        if isinstance(source, str):
             continue
-        for specifier in _SPECIFIER.findall(text):
+        for specifier in _SPECIFIER.findall(source.text):
             package = _package_name(specifier)
             if package is None or package in found:
                 continue
@@ -195,8 +198,18 @@ def _installed(workspace: Path, directory: Path, package: str) -> Path | None:
     """The package's folder in the nearest node_modules from `directory` up to the workspace."""
     while True:
         candidate = directory / "node_modules" / package
-        if candidate.is_dir():
+        if candidate.is_dir() and _inside(workspace, candidate):
             return candidate
         if directory == workspace or workspace not in directory.parents:
             return None
         directory = directory.parent
+
+
+def _inside(workspace: Path, path: Path) -> bool:
+    """Whether `path` really lies in the workspace: a clone can plant `node_modules/x` or a
+    venv's `site-packages` as a link to the home folder, and a suggestion is run as printed.
+    Links inside it (pnpm's `node_modules/.pnpm/...`) are fine."""
+    try:
+        return path.resolve().is_relative_to(workspace)
+    except (OSError, RuntimeError):
+        return False

@@ -13,8 +13,16 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["CONTROL_FILE_MAX_BYTES", "UnsafeFile", "read_regular", "write_atomic"]
+__all__ = [
+    "CONTROL_FILE_MAX_BYTES",
+    "UnsafeFile",
+    "not_regular",
+    "open_regular",
+    "read_regular",
+    "write_atomic",
+]
 
 # Control files (.wherein.toml, ignore files) are a few KB; 1 MiB is generous and bounded.
 CONTROL_FILE_MAX_BYTES = 1 << 20
@@ -27,12 +35,15 @@ class UnsafeFile(Exception):  # noqa: N818 - a reason to skip a file, not a fail
     """The file is a link, not a regular file, too large or unreadable; `str()` says which."""
 
 
-def read_regular(path: Path, *, max_bytes: int, follow_links: bool = False) -> bytes | None:
+def read_regular(
+    path: Path | str, *, max_bytes: int, follow_links: bool = False, dir_fd: int | None = None
+) -> bytes | None:
     """The bytes of the regular file at `path`; None when nothing is there.
 
     Opened with `O_NONBLOCK` (a FIFO cannot hang the open) and, unless `follow_links`, with
     `O_NOFOLLOW`; the opened descriptor is checked with `fstat`, so a file swapped between a
-    check and the open is judged by what was opened.
+    check and the open is judged by what was opened. With `dir_fd`, `path` is relative to that
+    open folder, so no link in the folders above it is followed either.
 
     Raises:
         UnsafeFile: a symbolic link, a FIFO, device or folder, larger than `max_bytes`, or
@@ -40,11 +51,11 @@ def read_regular(path: Path, *, max_bytes: int, follow_links: bool = False) -> b
     """
     flags = os.O_RDONLY | _NONBLOCK | (0 if follow_links else _NOFOLLOW)
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, flags, dir_fd=dir_fd)
     except FileNotFoundError:
         return None
     except OSError as err:
-        if not follow_links and _is_link(path):
+        if not follow_links and _is_link(path, dir_fd):
             raise UnsafeFile("it is a symbolic link") from err
         raise UnsafeFile(f"it cannot be read ({err.strerror or err})") from err
     try:
@@ -68,6 +79,51 @@ def read_regular(path: Path, *, max_bytes: int, follow_links: bool = False) -> b
     finally:
         os.close(fd)
     return b"".join(parts)
+
+
+def open_regular(path: Path, *, max_bytes: int, follow_links: bool = False) -> BinaryIO | None:
+    """The regular file at `path`, open for reading; None when nothing is there.
+
+    For a reader that maps or parses the file itself (a memory-mapped array): the same
+    open and `fstat` checks as `read_regular`, without reading the contents.
+
+    Raises:
+        UnsafeFile: as `read_regular`.
+    """
+    flags = os.O_RDONLY | _NONBLOCK | (0 if follow_links else _NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        if not follow_links and _is_link(path):
+            raise UnsafeFile("it is a symbolic link") from err
+        raise UnsafeFile(f"it cannot be read ({err.strerror or err})") from err
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeFile(f"it is not a regular file ({_kind(info.st_mode)})")
+        if info.st_size > max_bytes:
+            raise UnsafeFile(f"it is larger than {max_bytes:,} bytes")
+    except BaseException as err:
+        os.close(fd)
+        if isinstance(err, OSError):
+            raise UnsafeFile(f"it cannot be read ({err.strerror or err})") from err
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def not_regular(path: Path) -> str | None:
+    """What is at `path` when it is not a regular file ("a folder", "a FIFO", ...), else None.
+
+    A link is not followed, and None also means nothing is there: for a caller that must
+    not open what it finds (SQLite follows links and opens a FIFO) and moves it aside.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return None if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -103,9 +159,9 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def _is_link(path: Path) -> bool:
+def _is_link(path: Path | str, dir_fd: int | None = None) -> bool:
     try:
-        return stat.S_ISLNK(os.lstat(path).st_mode)
+        return stat.S_ISLNK(os.lstat(path, dir_fd=dir_fd).st_mode)
     except OSError:
         return False
 

@@ -173,7 +173,7 @@ def _search_index(
     warnings = list(request.warnings)
     directory = index_dir(request.workspace)
     path = directory / INDEX_FILE_NAME
-    with index_lock(directory, wait=False) as locked:
+    with index_lock(directory, wait=False, notices=warnings) as locked:
         store = resident.store(path, verify) if resident else open_store(path, verify=verify)
         try:
             if store.notice:
@@ -189,6 +189,9 @@ def _search_index(
                 )
                 version = f"{resident.state(store)}|{keys}"
                 view = resident.cached("view", version, lambda: TierView(store, embedders))
+            if store.notice:  # what refreshing or reading the vector caches had to mend
+                warnings.append(store.notice)
+                store.notice = None
             hits, source_chars = _rank(store, request, view, warnings, steps, resident)
             if request.scope.focus:
                 warnings.extend(_scope_notice(store, request.scope.focus, view, request.text, hits))
@@ -386,8 +389,10 @@ def _warm(
             # A full disk must not cost the answer: rank what the index already holds.
             warnings.append(f"{err} Searched the index as it was.")
             return
-        if report is not None and report.unreadable:
-            warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
+        if report is not None:
+            warnings.extend(report.notices)
+            if report.unreadable:
+                warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
         if resident is not None:
             resident.remember_walk(key, stamp)
     # The tier a search fills: the fast one, or the configured model when it is the fast one.

@@ -3,20 +3,28 @@
 Ignore rules come from nested `.gitignore` files, `.git/info/exclude` and
 `.whereinignore`, matched by `pathspec` the way git matches them. Symlinks are
 never followed, so a link out of the tree cannot index the machine and a link
-loop cannot hang the walk.
+loop cannot hang the walk. The tree is a clone's, so it may be hostile: every
+folder is opened without following a link and checked against its parent's
+listing, every file is opened one folder at a time from its root, and an ignore
+file is read only if it is a small regular file; so a folder swapped for a link
+mid-run leads nowhere outside, and `.gitignore -> /dev/zero` is one warning.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import re
 import stat
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wherein.errors import WorkspaceError
+from wherein.safe_files import CONTROL_FILE_MAX_BYTES, UnsafeFile, read_regular
 
 if TYPE_CHECKING:
     import pathspec
@@ -69,6 +77,18 @@ METADATA_DIR_SUFFIXES = (".dist-info", ".egg-info")
 IGNORE_FILE_NAMES = (".gitignore", ".whereinignore")
 # git's own rule for "is this binary": a NUL byte in the first 8 KiB.
 BINARY_SNIFF_BYTES = 8192
+# Warnings one walk keeps: a planted tree of bad ignore files must not flood every answer.
+MAX_WALK_WARNINGS = 20
+REPLACED = "replaced during the walk"
+FOLDER_REPLACED = "a folder on its path was replaced during the run"
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+# A root is a configured, resolved path: opened as given. Below it no link is followed, and
+# a FIFO swapped in for a file cannot block the open.
+_ROOT_FLAGS = os.O_RDONLY | _DIRECTORY
+_FOLDER_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW
+_FILE_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
 
 
 @dataclass(frozen=True)
@@ -105,9 +125,20 @@ class WalkReport:
     too_large: int = 0
     symlinks: int = 0
     unreadable: list[str] = field(default_factory=list)
+    # One sentence each for an ignore file or line passed over, for the user to fix.
+    warnings: list[str] = field(default_factory=list)
     # (path, size, mtime_ns) of every directory entered and ignore file read: a later stat
     # of these and of the files walked tells whether a new walk could find anything new.
     watched: list[tuple[str, int, int]] = field(default_factory=list)
+
+    def warn(self, text: str) -> None:
+        """Keep `text`, up to MAX_WALK_WARNINGS, then one line saying there is more."""
+        if len(self.warnings) < MAX_WALK_WARNINGS:
+            self.warnings.append(text)
+        elif len(self.warnings) == MAX_WALK_WARNINGS:
+            self.warnings.append(
+                "More ignore files or lines were skipped; fix those named above to see the rest."
+            )
 
 
 @dataclass(frozen=True)
@@ -161,15 +192,13 @@ class _IgnoreRules:
     def __init__(self, layers: tuple[tuple[str, pathspec.PathSpec], ...] = ()) -> None:
         self.layers = layers
 
-    def with_directory(
-        self, directory: Path, rel_dir: str, watched: list | None = None
+    def with_files(
+        self, rel_dir: str, files: list[tuple[str, list[str]]], report: WalkReport
     ) -> _IgnoreRules:
-        lines: list[str] = []
-        for name in IGNORE_FILE_NAMES:
-            lines.extend(_read_lines(directory / name, watched))
-        if not lines:
+        """These rules plus those of `files` ((shown name, lines) of a folder's ignore files)."""
+        if not any(lines for _, lines in files):
             return self
-        spec = _gitignore_spec(lines)
+        spec = _gitignore_spec(files, report)
         return _IgnoreRules((*self.layers, (rel_dir, spec)))
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
@@ -182,101 +211,204 @@ class _IgnoreRules:
         return verdict
 
 
-def _gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
+def _gitignore_spec(
+    files: list[tuple[str, list[str]]], report: WalkReport
+) -> pathspec.GitIgnoreSpec:
+    """One folder's ignore rules. A line git accepts but pathspec cannot compile (`!`, a lone
+    `\\`, `[z-a]`) is skipped with a warning naming it; the other lines still apply."""
     # Imported on first use: resolving a workspace (every search) needs no ignore rules.
     import pathspec
 
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    with warnings.catch_warnings():
+        # `[[:alpha:]]` compiles to a regex that `re` warns about ("possible nested set").
+        warnings.simplefilter("ignore", FutureWarning)
+        try:
+            return pathspec.GitIgnoreSpec.from_lines([line for _, ls in files for line in ls])
+        except (ValueError, re.error):  # GitIgnorePatternError is a ValueError
+            pass
+        kept: list[str] = []
+        for shown, lines in files:
+            for number, line in enumerate(lines, 1):
+                try:
+                    pathspec.GitIgnoreSpec.from_lines([line])
+                except (ValueError, re.error):
+                    report.warn(
+                        f"Skipped line {number} of {shown} ({line!r}): wherein cannot match "
+                        "it; fix or remove the line."
+                    )
+                    continue
+                kept.append(line)
+        return pathspec.GitIgnoreSpec.from_lines(kept)
 
 
-def _read_lines(path: Path, watched: list | None = None) -> list[str]:
+def _read_control_file(dir_fd: int, name: str, shown: str, report: WalkReport) -> list[str]:
+    """The lines of the ignore file `name` in the open folder `dir_fd`; [] for one that is a
+    link, a device, a FIFO, too large or unreadable, with one warning naming it (as git says
+    "ignoring .gitignore, as it is a symbolic link")."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        data = read_regular(name, max_bytes=CONTROL_FILE_MAX_BYTES, dir_fd=dir_fd)
+    except UnsafeFile as why:
+        report.warn(
+            f"Ignored {shown}: {why}; its rules apply once it is a regular file of at most "
+            f"{CONTROL_FILE_MAX_BYTES >> 20} MiB."
+        )
         return []
-    if watched is not None:
-        _watch(watched, str(path))
-    return text.splitlines()
+    return [] if data is None else data.decode("utf-8", errors="replace").splitlines()
 
 
-def _watch(watched: list, path: str) -> None:
+def _watch_entry(watched: list, path: str, entry: os.DirEntry) -> None:
     try:
-        info = os.stat(path, follow_symlinks=False)
+        info = entry.stat(follow_symlinks=False)
     except OSError:
         return
     watched.append((path, info.st_size, info.st_mtime_ns))
+
+
+def _open_folder(path: str, expected: tuple[int, int] | None) -> tuple[int, os.stat_result]:
+    """An open descriptor of the folder at `path` and its stat.
+
+    Below the root, `expected` is the (st_dev, st_ino) the parent's listing showed: a folder
+    swapped for a link (or anything else) since then is refused, so the walk never lists a
+    tree outside the root.
+
+    Raises:
+        OSError: it cannot be opened, or it was replaced (`strerror` REPLACED).
+    """
+    try:
+        fd = os.open(path, _ROOT_FLAGS if expected is None else _FOLDER_FLAGS)
+    except OSError as err:
+        if expected is not None and err.errno in (errno.ENOTDIR, errno.ELOOP):
+            raise OSError(err.errno, REPLACED) from err  # a link or a file now
+        raise
+    try:
+        info = os.fstat(fd)
+        if expected is not None and (info.st_dev, info.st_ino) != expected:
+            raise OSError(errno.ESTALE, REPLACED)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
 
 
 def walk_root(root: Root, max_file_bytes: int, report: WalkReport) -> Iterator[FileEntry]:
     """Yield the files of `root` that may be indexed, in a stable order.
 
     The root itself is entered whatever it is called; below it the skip list and
-    the ignore files apply. Nothing here reads file contents.
+    the ignore files apply. Nothing here reads file contents. Folders are listed
+    depth first from an explicit stack (a tree deeper than Python's recursion limit
+    is still walked), each through a descriptor checked against its parent's listing.
     """
     rules = _IgnoreRules()
-    exclude = root.path / ".git" / "info" / "exclude"
-    if _is_file(exclude):
-        lines = _read_lines(exclude, report.watched)
-        rules = _IgnoreRules((("", _gitignore_spec(lines)),))
-    yield from _walk_dir(root, root.path, "", rules, max_file_bytes, report)
+    exclude = _git_exclude(root, report)
+    if exclude:
+        rules = rules.with_files("", [(root.display(".git/info/exclude"), exclude)], report)
+    # (path, rel, rules that apply, (st_dev, st_ino) the parent's listing showed)
+    stack: list[tuple[str, str, _IgnoreRules, tuple[int, int] | None]] = [
+        (str(root.path), "", rules, None)
+    ]
+    while stack:
+        directory, rel_dir, rules, expected = stack.pop()
+        files, subdirs = _list_folder(
+            root, directory, rel_dir, rules, expected, max_file_bytes, report
+        )
+        yield from files
+        stack.extend(reversed(subdirs))
 
 
-def _walk_dir(
+def _git_exclude(root: Root, report: WalkReport) -> list[str]:
+    """The lines of the root's `.git/info/exclude`; [] without one (or with `.git` a file,
+    as in a worktree)."""
+    try:
+        fd = os.open(root.path, _ROOT_FLAGS)
+    except OSError:
+        return []  # the walk reports the root itself
+    try:
+        for name in (".git", "info"):
+            inner = os.open(name, _FOLDER_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        return _read_control_file(fd, "exclude", root.display(".git/info/exclude"), report)
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+
+
+def _list_folder(
     root: Root,
-    directory: Path,
+    directory: str,
     rel_dir: str,
     rules: _IgnoreRules,
+    expected: tuple[int, int] | None,
     max_file_bytes: int,
     report: WalkReport,
-) -> Iterator[FileEntry]:
-    _watch(report.watched, str(directory))
-    rules = rules.with_directory(directory, rel_dir, report.watched)
+) -> tuple[list[FileEntry], list[tuple[str, str, _IgnoreRules, tuple[int, int]]]]:
+    """The files of one folder to yield, and its subfolders to walk, in name order."""
+    shown_dir = f"{root.display(rel_dir) or '.'}/"
     try:
-        with os.scandir(directory) as it:
-            entries = sorted(it, key=lambda e: e.name)
+        fd, info = _open_folder(directory, expected)
     except OSError as err:
-        report.unreadable.append(f"{root.display(rel_dir) or '.'}/ ({err.strerror or err})")
-        return
-    subdirs = []
-    for entry in entries:
-        name = display_name(entry.name)
-        rel = f"{rel_dir}/{name}" if rel_dir else name
+        report.unreadable.append(f"{shown_dir} ({err.strerror or err})")
+        return [], []
+    try:
+        report.watched.append((directory, info.st_size, info.st_mtime_ns))
         try:
-            if entry.is_symlink():
-                report.symlinks += 1
-                continue
-            info = entry.stat(follow_symlinks=False)
+            with os.scandir(fd) as it:
+                entries = sorted(it, key=lambda e: e.name)
         except OSError as err:
-            report.unreadable.append(f"{root.display(rel)} ({err.strerror or err})")
-            continue
-        if stat.S_ISDIR(info.st_mode):
-            if (
-                entry.name in SKIPPED_DIRS
-                or entry.name.endswith(METADATA_DIR_SUFFIXES)
-                or _is_virtualenv(Path(entry.path))
-            ):
+            report.unreadable.append(f"{shown_dir} ({err.strerror or err})")
+            return [], []
+        ignore_files = []
+        for entry in entries:
+            if entry.name in IGNORE_FILE_NAMES:
+                path = os.path.join(directory, entry.name)
+                _watch_entry(report.watched, path, entry)
+                shown = root.display(f"{rel_dir}/{entry.name}" if rel_dir else entry.name)
+                ignore_files.append((shown, _read_control_file(fd, entry.name, shown, report)))
+        rules = rules.with_files(rel_dir, ignore_files, report)
+        files: list[FileEntry] = []
+        subdirs = []
+        for entry in entries:
+            name = display_name(entry.name)
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            try:
+                if entry.is_symlink():
+                    report.symlinks += 1
+                    continue
+                info = entry.stat(follow_symlinks=False)
+            except OSError as err:
+                report.unreadable.append(f"{root.display(rel)} ({err.strerror or err})")
                 continue
-            if not rules.ignored(rel, is_dir=True):
-                subdirs.append((Path(entry.path), rel))
-            continue
-        if not stat.S_ISREG(info.st_mode) or entry.name in IGNORE_FILE_NAMES:
-            continue
-        if rules.ignored(rel, is_dir=False):
-            continue
-        if info.st_size > max_file_bytes:
-            report.too_large += 1
-            report.watched.append((entry.path, info.st_size, info.st_mtime_ns))
-            continue
-        yield FileEntry(root, rel, Path(entry.path), info.st_size, info.st_mtime_ns)
-    for path, rel in subdirs:
-        yield from _walk_dir(root, path, rel, rules, max_file_bytes, report)
+            path = os.path.join(directory, entry.name)
+            if stat.S_ISDIR(info.st_mode):
+                if (
+                    entry.name in SKIPPED_DIRS
+                    or entry.name.endswith(METADATA_DIR_SUFFIXES)
+                    or _is_virtualenv(path)
+                ):
+                    continue
+                if not rules.ignored(rel, is_dir=True):
+                    subdirs.append((path, rel, rules, (info.st_dev, info.st_ino)))
+                continue
+            if not stat.S_ISREG(info.st_mode) or entry.name in IGNORE_FILE_NAMES:
+                continue
+            if rules.ignored(rel, is_dir=False):
+                continue
+            if info.st_size > max_file_bytes:
+                report.too_large += 1
+                report.watched.append((path, info.st_size, info.st_mtime_ns))
+                continue
+            files.append(FileEntry(root, rel, Path(path), info.st_size, info.st_mtime_ns))
+    finally:
+        os.close(fd)
+    return files, subdirs
 
 
-def _is_virtualenv(path: Path) -> bool:
-    return _is_file(path / "pyvenv.cfg")
+def _is_virtualenv(path: str) -> bool:
+    return _is_file(os.path.join(path, "pyvenv.cfg"))
 
 
-def _is_file(path: Path) -> bool:
+def _is_file(path: str | Path) -> bool:
     """`Path.is_file`, but False on EACCES too: pathlib re-raises it, and an unreadable
     directory must be reported by the walk, not end it."""
     try:
@@ -285,15 +417,40 @@ def _is_file(path: Path) -> bool:
         return False
 
 
+def _open_below(root: Path, path: Path) -> int:
+    """`path` opened for reading one component at a time from `root`, following no link:
+    a folder swapped for a link after the walk cannot lead the read out of the tree.
+
+    Raises:
+        OSError: as `os.open`; `strerror` says so when a folder on the way was replaced.
+    """
+    *folders, name = path.relative_to(root).parts
+    fd = os.open(root, _ROOT_FLAGS)
+    try:
+        for folder in folders:
+            try:
+                inner = os.open(folder, _FOLDER_FLAGS, dir_fd=fd)
+            except OSError as err:
+                if err.errno in (errno.ENOTDIR, errno.ELOOP):  # now a link or a file
+                    raise OSError(err.errno, FOLDER_REPLACED) from err
+                raise
+            os.close(fd)
+            fd = inner
+        return os.open(name, _FILE_FLAGS, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
 def read_source(entry: FileEntry, max_file_bytes: int) -> SourceText | str:
     """Read and hash a file; return its text, or the reason it is skipped.
 
     Reasons: "binary", "too_large", "vanished", "unreadable: ...". A file that
     changes while it is read is hashed as read and stamped with an mtime that
-    cannot match, so the next refresh reads it again.
+    cannot match, so the next refresh reads it again. A FIFO or device swapped in
+    after the walk is opened without blocking and skipped as "vanished".
     """
     try:
-        fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = _open_below(entry.root.path, entry.path)
     except FileNotFoundError:
         return "vanished"
     except OSError as err:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 
 import pytest
 
@@ -97,6 +98,29 @@ def test_a_malformed_or_foreign_stamp_means_hashing_again(model, hashes, content
     assert len(hashes) == 2
     assert minilm._verified(path, expected) == path  # and the stamp is good again
     assert len(hashes) == 2
+
+
+@pytest.mark.parametrize("kind", ["folder", "link"])
+def test_a_folder_or_link_at_the_stamp_is_moved_aside_for_a_new_stamp(model, tmp_path, kind):
+    path, expected = model
+    stamp_file = _stamp_file()
+    stamp_file.parent.mkdir(parents=True)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
+    if kind == "folder":
+        stamp_file.mkdir()
+        (stamp_file / "keep.txt").write_text("mine")
+    else:
+        stamp_file.symlink_to(notes)
+    assert minilm._verified(path, expected) == path
+    assert stat.S_ISREG(os.lstat(stamp_file).st_mode)
+    entry = json.loads(stamp_file.read_text())["files"][str(path.resolve())]
+    assert entry["sha256"] == expected  # the next start is vouched for again
+    (aside,) = stamp_file.parent.glob("verified.json.broken-*")
+    if kind == "folder":
+        assert (aside / "keep.txt").read_text() == "mine"
+    else:
+        assert os.readlink(aside) == str(notes) and notes.read_text() == "my notes"
 
 
 def test_a_forged_entry_for_another_file_vouches_for_nothing(model, hashes, tmp_path):

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
+
+import pytest
 
 from tests.history.builders import claude_conversation, codex_line, codex_message, write_lines
 from wherein.cli import main
+from wherein.history.store import history_index_path
 
 
 def _corpus(homes) -> None:
@@ -72,3 +77,46 @@ def test_index_with_no_transcripts_says_where_it_looked(homes, capsys):
     assert captured.out.startswith("0 conversations (0 messages)")
     assert "no Claude Code or Codex transcript found in" in captured.err
     assert str(homes["codex"] / "sessions") in captured.err
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "link"])
+def test_a_folder_fifo_or_link_in_place_of_the_history_index_is_moved_aside(
+    homes, capsys, tmp_path, kind
+):
+    _corpus(homes)
+    path = history_index_path()
+    path.parent.mkdir(parents=True)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
+    if kind == "folder":
+        path.mkdir()
+        (path / "keep.txt").write_text("mine")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to(notes)
+    said = {"folder": "a folder", "fifo": "a FIFO", "link": "a symbolic link"}[kind]
+    why = f"index.db is {said}, not a regular file"
+
+    assert main(["history", "search", "docker image"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"wherein: The history index at {path} is unreadable ({why}). Run 'wherein history "
+        "index' to rebuild it.\n"
+    )
+    assert main(["history", "index"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("2 conversations (4 messages) in the history index")
+    (aside,) = path.parent.glob("index.db.broken-*")
+    assert f"wherein: The history index at {path} was unreadable ({why}); moved it to {aside}." in (
+        captured.err.splitlines()
+    )
+    if kind == "folder":
+        assert (aside / "keep.txt").read_text() == "mine"
+    elif kind == "fifo":
+        assert stat.S_ISFIFO(os.lstat(aside).st_mode)
+    else:
+        assert os.readlink(aside) == str(notes) and notes.read_text() == "my notes"
+    assert main(["history", "search", "shrink the docker image", "--json", "--limit", "1"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["results"]
+    assert row["conversation"] == "img"

@@ -95,3 +95,20 @@ def test_a_stop_request_ends_the_fill_at_a_batch_boundary(repo):
     done = backfill_full_tier(repo, HashingEmbedder(), stop, progress=progress)
     assert done == EMBED_BATCH == seen[-1]
     assert _pending(repo) == 150 - EMBED_BATCH
+
+
+def test_a_folder_in_place_of_the_index_is_moved_aside_and_logged(repo, caplog):
+    path = index_dir(repo) / INDEX_FILE_NAME
+    path.unlink()
+    path.mkdir()
+    (path / "keep.txt").write_text("mine")
+    with caplog.at_level("WARNING", logger="wherein.index.backfill"):
+        done = backfill_full_tier(repo, HashingEmbedder(), threading.Event())
+    assert done == 0  # a new, empty index: nothing to fill until a refresh finds the files
+    (aside,) = path.parent.glob("index.db.broken-*")
+    assert (aside / "keep.txt").read_text() == "mine"
+    (record,) = caplog.records
+    assert record.getMessage() == (
+        f"The index at {path} was unreadable (index.db is a folder, not a regular file); "
+        f"moved it to {aside} and started a new one."
+    )

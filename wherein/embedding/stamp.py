@@ -13,8 +13,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
+
+from wherein.index.aside import move_aside
+from wherein.safe_files import (
+    CONTROL_FILE_MAX_BYTES,
+    UnsafeFile,
+    not_regular,
+    read_regular,
+    write_atomic,
+)
 
 __all__ = ["STAMP_RELATIVE", "sha256_file", "verified_sha256"]
 
@@ -47,10 +55,12 @@ def _stamp_path() -> Path:
 
 
 def _read_entries(stamp: Path) -> dict[str, dict]:
-    """The stamp's entries; {} when it is missing, unreadable, malformed or not ours."""
+    """The stamp's entries; {} when it is missing, unreadable, malformed, not ours, or not a
+    regular file (a link is not followed, a FIFO not waited on)."""
     try:
-        data = json.loads(stamp.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        raw = read_regular(stamp, max_bytes=CONTROL_FILE_MAX_BYTES)
+        data = json.loads(raw.decode("utf-8")) if raw is not None else None
+    except (UnsafeFile, UnicodeDecodeError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("format") != _FORMAT:
         return {}
@@ -61,21 +71,20 @@ def _read_entries(stamp: Path) -> dict[str, dict]:
 
 
 def _write_entry(stamp: Path, key: str, entry: dict) -> None:
-    """Add or replace one entry, atomically; any failure leaves the stamp as it was."""
+    """Add or replace one entry, atomically; any failure leaves the stamp as it was.
+
+    A folder, FIFO or link at the stamp's name is moved aside (it may be someone's), so the
+    next start is vouched for again instead of hashing the model for ever.
+    """
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         files = _read_entries(stamp)
         files[key] = entry
         payload = json.dumps({"format": _FORMAT, "files": files}, indent=1, sort_keys=True)
-        fd, temporary = tempfile.mkstemp(prefix=".verified-", suffix=".tmp", dir=stamp.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(payload)
-            os.replace(temporary, stamp)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-    except OSError:
+        if not_regular(stamp) is not None:
+            move_aside(stamp)
+        write_atomic(stamp, payload.encode("utf-8"))
+    except (OSError, UnsafeFile):
         pass
 
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import sqlite3
-import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +19,7 @@ from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
 from wherein.history.errors import HistoryMissing
 from wherein.history.migrations import MIGRATIONS, apply_migrations
 from wherein.history.records import Conversation
+from wherein.index.aside import SQLITE_SUFFIXES, database_not_regular, move_aside
 from wherein.index.location import data_home
 from wherein.index.transaction import (
     is_unwritable,
@@ -92,8 +91,9 @@ class MessageRow:
 def open_history_store(path: Path, *, create: bool) -> HistoryStore:
     """Open the history index at `path`.
 
-    A file that is not a history index, or is corrupt, is moved aside to `<name>.broken-<time>`
-    when `create` is set, and a fresh one started; `notice` says so.
+    A file that is not a history index, or is corrupt, or anything but a regular file at
+    the name of the database or its `-wal` or `-shm`, is moved aside to
+    `<name>.broken-<time>` when `create` is set, and a fresh one started; `notice` says so.
 
     Raises:
         HistoryMissing: `create` is false and there is no index yet.
@@ -101,10 +101,15 @@ def open_history_store(path: Path, *, create: bool) -> HistoryStore:
         IndexBusy: another process held the file locked for BUSY_TIMEOUT_S.
         IndexError_: `create` is false and the file is damaged or not a history index.
     """
+    irregular = database_not_regular(path)
+    if not create and irregular is not None:
+        raise _unreadable(path, irregular)
     if not create and not path.is_file():
         raise HistoryMissing(f"No history index at {path}. Run 'wherein history index' first.")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if irregular is not None:
+            return _start_again(path, irregular)
         return HistoryStore(path)
     except OSError as err:
         raise _unwritable(path, err) from err
@@ -119,17 +124,26 @@ def open_history_store(path: Path, *, create: bool) -> HistoryStore:
         raise
     except sqlite3.DatabaseError as err:  # not a history index, or damaged
         if not create:
-            raise IndexError_(
-                f"The history index at {path} is unreadable ({err}). Run 'wherein history "
-                "index' to rebuild it."
-            ) from err
-        aside = path.with_name(f"{path.name}.broken-{time.time_ns()}")
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.replace(str(path) + suffix, str(aside) + suffix)
-        store = HistoryStore(path)
-        store.notice = f"The history index at {path} was unreadable ({err}); moved it to {aside}."
-        return store
+            raise _unreadable(path, str(err)) from err
+        return _start_again(path, str(err))
+
+
+def _start_again(path: Path, why: str) -> HistoryStore:
+    """Move the unusable index aside with its companions and open a new one in its place."""
+    try:
+        aside = move_aside(path, SQLITE_SUFFIXES)
+    except OSError as err:
+        raise _unwritable(path, err) from err
+    store = HistoryStore(path)
+    store.notice = f"The history index at {path} was unreadable ({why}); moved it to {aside}."
+    return store
+
+
+def _unreadable(path: Path, why: str) -> IndexError_:
+    return IndexError_(
+        f"The history index at {path} is unreadable ({why}). Run 'wherein history index' to "
+        "rebuild it."
+    )
 
 
 def _unwritable(path: Path, err: BaseException) -> IndexUnwritable:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -21,13 +22,15 @@ from pathlib import Path
 from wherein.embedding.base import Embedder
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import EMBED_BATCH, check_identity, index_lock
-from wherein.index.store import open_store
+from wherein.index.store import Store, open_store
 from wherein.index.tiers import FULL
 
 __all__ = ["backfill_full_tier"]
 
 # How often a waiting backfill looks at the lock again, and whether it was asked to stop.
 LOCK_POLL_S = 0.2
+
+logger = logging.getLogger(__name__)
 
 
 def backfill_full_tier(
@@ -76,18 +79,27 @@ def _locked(directory: Path, stop: threading.Event, guard: threading.Lock | None
     return None
 
 
+def _open(path: Path) -> Store:
+    """The store; what opening it mended goes to the log (no one waits on a background fill)."""
+    store = open_store(path)
+    if store.notice:
+        logger.warning(store.notice)
+        store.notice = None
+    return store
+
+
 def _read_batch(path: Path, embedder: Embedder) -> list[tuple[str, str]]:
-    with contextlib.closing(open_store(path)) as store:
+    with contextlib.closing(_open(path)) as store:
         check_identity(store, embedder, FULL)
         return store.pending_texts(EMBED_BATCH, tier=FULL)
 
 
 def _write_batch(path: Path, items) -> bool:
-    with contextlib.closing(open_store(path)) as store, store.transaction() as conn:
+    with contextlib.closing(_open(path)) as store, store.transaction() as conn:
         store.put_vectors(conn, items, FULL)
     return True
 
 
 def _pending(path: Path) -> int:
-    with contextlib.closing(open_store(path)) as store:
+    with contextlib.closing(_open(path)) as store:
         return store.pending_count(FULL)[1]

@@ -16,13 +16,15 @@ index state (another process that changed the index makes it void).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR
+
+from wherein.index.aside import move_aside
+from wherein.safe_files import UnsafeFile, not_regular, read_regular, write_atomic
 
 __all__ = ["STAMP_FILE_NAME", "TreeStamp", "load_stamp", "save_stamp"]
 
@@ -31,6 +33,7 @@ STAMP_FILE_NAME = "walk-stamp.json"
 STAMP_FORMAT = 1
 # About 100 bytes a path: room for a million files; a larger file is not ours to trust.
 MAX_STAMP_BYTES = 128 << 20
+STAMP_LISTS = ("paths", "sizes", "mtimes")
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,17 @@ class TreeStamp:
         return True
 
 
-def save_stamp(directory: Path, key: str, generation: str, stamp: TreeStamp) -> None:
-    """Keep the stamp beside the index for the next process; a failed write keeps none."""
+def save_stamp(
+    directory: Path,
+    key: str,
+    generation: str,
+    stamp: TreeStamp,
+    notices: list[str] | None = None,
+) -> None:
+    """Keep the stamp beside the index for the next process; a failed write keeps none.
+
+    Anything but a regular file at the stamp's name is moved aside first, said in `notices`.
+    """
     path = directory / STAMP_FILE_NAME
     payload = {
         "format": STAMP_FORMAT,
@@ -71,33 +83,40 @@ def save_stamp(directory: Path, key: str, generation: str, stamp: TreeStamp) -> 
         "sizes": stamp.sizes,
         "mtimes": stamp.mtimes,
     }
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle)
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        data = json.dumps(payload).encode("ascii")  # non-ASCII, surrogates too, is escaped
+        kind = not_regular(path)
+        if kind is not None:
+            aside = move_aside(path)
+            if notices is not None:
+                notices.append(
+                    f"The walk stamp {path} was {kind}, not a regular file; moved it to {aside} "
+                    "and wrote a new one."
+                )
+        write_atomic(path, data)
+    except (OSError, ValueError, UnsafeFile):
+        pass
 
 
 def load_stamp(directory: Path, key: str, generation: str) -> TreeStamp | None:
     """The stamp the last walk of these roots left at this index state, or None.
 
     Anything unexpected (no file, another format, another key or state, a damaged or
-    oversized file) means None, and the caller walks as it would have anyway.
+    oversized file, JSON of another shape, a folder, FIFO or link at its name) means None,
+    and the caller walks as it would have anyway.
     """
     path = directory / STAMP_FILE_NAME
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_STAMP_BYTES + 1)
-        if len(data) > MAX_STAMP_BYTES:
+        data = read_regular(path, max_bytes=MAX_STAMP_BYTES)
+        if data is None:
             return None
         payload = json.loads(data)
         if (
-            payload.get("format") != STAMP_FORMAT
+            not isinstance(payload, dict)
+            or payload.get("format") != STAMP_FORMAT
             or payload.get("key") != key
             or payload.get("generation") != generation
+            or not all(isinstance(payload.get(name), list) for name in STAMP_LISTS)
         ):
             return None
         stamp = TreeStamp(
@@ -105,7 +124,7 @@ def load_stamp(directory: Path, key: str, generation: str) -> TreeStamp | None:
             tuple(int(s) for s in payload["sizes"]),
             tuple(int(m) for m in payload["mtimes"]),
         )
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (UnsafeFile, ValueError, TypeError):
         return None
     if not len(stamp.paths) == len(stamp.sizes) == len(stamp.mtimes):
         return None

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
+import stat
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -20,11 +22,13 @@ from pathlib import Path
 
 from wherein.embedding.base import Embedder
 from wherein.errors import IndexUnwritable
+from wherein.index.aside import move_aside
 from wherein.index.change_check import STAMP_FILE_NAME, TreeStamp, load_stamp, save_stamp
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
 from wherein.index.prepare import PreparedFile, prepare_files
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import FAST, FULL, VectorTier
+from wherein.safe_files import not_regular
 from wherein.workspace import FileEntry, Root, WalkReport, walk_root
 
 __all__ = [
@@ -47,6 +51,16 @@ EMBED_BATCH = 64
 STAGE_OF_TIER = {"full": "embed", "fast": "fast"}
 
 Progress = Callable[[str, int, int], None]
+# The lock file: created if missing, never through a link, never waiting on a FIFO.
+LOCK_OPEN_FLAGS = (
+    os.O_RDWR
+    | os.O_CREAT
+    | os.O_CLOEXEC
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+)
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -69,28 +83,71 @@ class RefreshReport:
 
 
 @contextlib.contextmanager
-def index_lock(directory: Path, wait: bool) -> Iterator[bool]:
-    """Hold the workspace's write lock; yields False when `wait` is off and it is taken."""
+def index_lock(directory: Path, wait: bool, notices: list[str] | None = None) -> Iterator[bool]:
+    """Hold the workspace's write lock; yields False when `wait` is off and it is taken.
+
+    Anything but a regular file at the lock's name (a folder, a FIFO, a link) is moved
+    aside and a fresh lock file made; `notices` (else the log) says so.
+    """
+    path = directory / LOCK_FILE_NAME
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        handle = open(directory / LOCK_FILE_NAME, "a+")  # noqa: SIM115 - held across the yield
     except OSError as err:
         raise IndexUnwritable(
             f"Cannot create the index directory {directory}: {err.strerror or err}. "
             "Set WHEREIN_HOME to a writable directory."
         ) from err
-    with handle:
+    fd = _open_lock_file(path, notices)
+    try:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             if not wait:
                 yield False
                 return
-            fcntl.flock(handle, fcntl.LOCK_EX)
+            fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield True
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _open_lock_file(path: Path, notices: list[str] | None) -> int:
+    """The lock file's descriptor, opened without following a link or waiting on a FIFO."""
+    for _attempt in range(2):
+        kind = not_regular(path)
+        if kind is not None:
+            try:
+                aside = move_aside(path)
+            except OSError as err:
+                raise _lock_unusable(path, err) from err
+            message = (
+                f"The lock file {path} was {kind}, not a regular file; moved it to {aside} "
+                "and made a new one."
+            )
+            if notices is None:
+                logger.warning(message)
+            else:
+                notices.append(message)
+        try:
+            fd = os.open(path, LOCK_OPEN_FLAGS, 0o644)
+        except OSError as err:
+            if not_regular(path) is not None:  # replaced since it was looked at: once more
+                continue
+            raise _lock_unusable(path, err) from err
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+        os.close(fd)
+    raise _lock_unusable(path, OSError("it keeps being replaced by something else"))
+
+
+def _lock_unusable(path: Path, err: OSError) -> IndexUnwritable:
+    return IndexUnwritable(
+        f"Cannot open the lock file {path}: {err.strerror or err}. "
+        "Set WHEREIN_HOME to a writable directory."
+    )
 
 
 def refresh_index(
@@ -123,6 +180,7 @@ def refresh_index(
     report.skipped["too_large"] += walk.too_large
     report.skipped["symlink"] += walk.symlinks
     report.unreadable.extend(walk.unreadable)
+    report.notices.extend(walk.warnings)
 
     changed = 0
     last_commit = time.monotonic()
@@ -259,12 +317,17 @@ def remember_stamp(
     """
     stale = _stamp_path(store)
     if report.unreadable:
-        with contextlib.suppress(OSError):
-            stale.unlink()
+        if not_regular(stale) is None:  # a folder or link there is not ours to delete
+            with contextlib.suppress(OSError):
+                stale.unlink()
         return
     if report.stamp is not None:
         generation = store.get_meta("generation") or "0"
-        save_stamp(store.path.parent, walk_key(roots, max_file_bytes), generation, report.stamp)
+        said: list[str] = []
+        key = walk_key(roots, max_file_bytes)
+        save_stamp(store.path.parent, key, generation, report.stamp, said)
+        for line in said:
+            store.say(line)
 
 
 def embed_pending(
@@ -306,7 +369,7 @@ def check_identity(store: Store, embedder: Embedder, tier: VectorTier = FULL) ->
         if current is not None:
             count = conn.execute(f"SELECT count(*) FROM {tier.table}").fetchone()[0]
             store.clear_vectors(conn, tier)
-            store.notice = (
+            store.say(
                 f"The embedder changed from {current} to {wanted}: discarded {count} vectors; "
                 "they are re-embedded now."
             )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from wherein.index.aside import database_not_regular
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.workspace import Root
 
@@ -23,6 +24,10 @@ def read_status(
     """
     path = index_dir(workspace) / INDEX_FILE_NAME
     status: dict[str, Any] = {"workspace": str(workspace), "index_path": str(path)}
+    irregular = database_not_regular(path)
+    if irregular is not None:  # not opened: SQLite would follow a link, open a FIFO
+        advice = "run 'wherein index' to move it aside and build a new index"
+        return {**status, "exists": True, "error": f"{irregular}; {advice}"}
     if not path.is_file():
         return {**status, "exists": False}
     try:

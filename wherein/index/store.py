@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -19,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
+from wherein.index.aside import SQLITE_SUFFIXES, database_not_regular, move_aside
 from wherein.index.lexical import (
     check_lexical,
     delete_chunk_terms,
@@ -34,7 +34,12 @@ from wherein.index.transaction import (
     write_meta,
     write_transaction,
 )
-from wherein.index.vector_cache import load_vector_cache, save_vector_cache, stack_vectors
+from wherein.index.vector_cache import (
+    cache_exists,
+    load_vector_cache,
+    save_vector_cache,
+    stack_vectors,
+)
 
 __all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "open_store"]
 
@@ -42,6 +47,7 @@ APPLICATION_ID = 0x57484952  # "WHIR": marks the file as a wherein index
 BUSY_TIMEOUT_S = 30.0
 WAL_RETRY_S = 0.01
 SQL_VARIABLE_BATCH = 500
+VECTOR_ITEM_BYTES = 4  # float32
 
 
 @dataclass(frozen=True)
@@ -94,9 +100,10 @@ def open_store(path: Path, verify: bool = False) -> Store:
     `verify` runs SQLite's quick_check, a scan of the whole file: `wherein index`
     pays it, a search does not (it re-opens with `verify` after a read fails).
 
-    A file that is not a wherein index, or is corrupt, is moved aside to
-    `<name>.broken-<time>` and a fresh index is created; the returned store's
-    `notice` says so.
+    A file that is not a wherein index, or is corrupt, or anything but a regular file at
+    the name of the database or its `-wal` or `-shm` (a folder, a FIFO, a link, which
+    SQLite would follow or open as one) is moved aside to `<name>.broken-<time>` with its
+    companions, and a fresh index is created; the returned store's `notice` says so.
 
     Raises:
         IndexUnwritable: the directory or the file cannot be written.
@@ -108,6 +115,9 @@ def open_store(path: Path, verify: bool = False) -> Store:
             f"Cannot create the index directory {path.parent}: {err.strerror or err}. "
             "Set WHEREIN_HOME to a writable directory."
         ) from err
+    irregular = database_not_regular(path)
+    if irregular is not None:
+        return _start_again(path, irregular)
     try:
         return Store(path, verify)
     except sqlite3.DatabaseError as err:
@@ -118,27 +128,20 @@ def open_store(path: Path, verify: bool = False) -> Store:
                 f"The index at {path} stayed locked by another process for "
                 f"{BUSY_TIMEOUT_S:g} s. Try again when it has finished."
             ) from err
-        aside = _aside_name(path)
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.replace(str(path) + suffix, str(aside) + suffix)
-        store = Store(path)
-        store.notice = (
-            f"The index at {path} was unreadable ({err}); moved it to {aside} and started "
-            "a new one."
-        )
-        return store
+        return _start_again(path, str(err))
 
 
-def _aside_name(path: Path) -> Path:
-    """`<name>.broken-<time>`, numbered so a second broken file never replaces the first."""
-    stem = f"{path.name}.broken-{int(time.time())}"
-    aside = path.with_name(stem)
-    number = 1
-    while aside.exists():
-        number += 1
-        aside = path.with_name(f"{stem}-{number}")
-    return aside
+def _start_again(path: Path, why: str) -> Store:
+    """Move the unusable index aside with its companions and open a new one in its place."""
+    try:
+        aside = move_aside(path, SQLITE_SUFFIXES)
+    except OSError as err:
+        raise _unwritable(path, err) from err
+    store = Store(path)
+    store.notice = (
+        f"The index at {path} was unreadable ({why}); moved it to {aside} and started a new one."
+    )
+    return store
 
 
 def _is_busy(err: sqlite3.Error) -> bool:
@@ -246,6 +249,10 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
+
+    def say(self, message: str) -> None:
+        """Add a sentence to `notice`, for the caller to show once."""
+        self.notice = message if self.notice is None else f"{self.notice} {message}"
 
     def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
@@ -454,20 +461,58 @@ class Store:
     ) -> tuple[np.ndarray, np.ndarray]:
         """(chunk ids, unit vectors) for chunks that have a vector of `tier`.
 
-        Served from the derived cache file when it matches the index state, else read
-        from SQLite and cached for the next search.
+        Served from the derived cache file when it matches the index state and its checks
+        (`vector_cache.load_vector_cache`, then `_rows_agree`), else read from SQLite and
+        cached for the next search; what saving had to move aside is added to `notice`.
         """
         key = self.vectors_version(tier)
-        cached = load_vector_cache(self.path, tier.name, key)
+        cached = load_vector_cache(self.path, tier.name, key, self._vector_shape(tier))
+        if cached is not None and not self._rows_agree(tier, *cached):
+            cached = None
         if cached is None:
             ids, matrix = self._read_vectors(tier)
-            save_vector_cache(self.path, tier.name, key, ids, matrix)
+            said: list[str] = []
+            save_vector_cache(self.path, tier.name, key, ids, matrix, said)
+            for line in said:
+                self.say(line)
         else:
             ids, matrix = cached
         if chunk_ids is not None and len(ids):
             keep = np.isin(ids, chunk_ids)
             ids, matrix = ids[keep], matrix[keep]
         return ids, matrix
+
+    def _vector_shape(self, tier: VectorTier) -> tuple[int, int]:
+        """(rows, width) that `_read_vectors` returns, from two counts and one vector: what a
+        cache file must hold to be used, learnt without reading every vector."""
+        (rows,) = self.conn.execute(
+            f"SELECT (SELECT count(*) FROM chunks) - "
+            f"(SELECT count(*) FROM chunks WHERE {tier.flag} = 0)"
+        ).fetchone()
+        if not rows:
+            return 0, 0
+        row = self.conn.execute(f"SELECT length(vector) FROM {tier.table} LIMIT 1").fetchone()
+        return int(rows), (int(row[0]) if row else 0) // VECTOR_ITEM_BYTES
+
+    def _rows_agree(self, tier: VectorTier, ids: np.ndarray, matrix: np.ndarray) -> bool:
+        """Whether the cache's first and last rows are, bit for bit, the vectors SQLite holds
+        for their chunks: two lookups that catch rows shifted, reordered or from elsewhere."""
+        for row in sorted({0, len(ids) - 1}) if len(ids) else ():
+            found = self.conn.execute(
+                f"SELECT v.vector FROM chunks c JOIN {tier.table} v ON v.text_hash = c.text_hash "
+                "WHERE c.id = ?",
+                (int(ids[row]),),
+            ).fetchone()
+            if found is None or bytes(found[0]) != matrix[row].tobytes():
+                return False
+        return True
+
+    def repair_vector_caches(self) -> None:
+        """Check each tier's cache for the current state, if there is one, and rebuild it when
+        it is damaged: `wherein index` mends what the next search would otherwise meet."""
+        for tier in TIERS.values():
+            if cache_exists(self.path, tier.name, self.vectors_version(tier)):
+                self.vectors(tier=tier)
 
     def _read_vectors(self, tier: VectorTier) -> tuple[np.ndarray, np.ndarray]:
         rows = self.conn.execute(

@@ -6,6 +6,13 @@ every start (11 ms of a warm search). A `.npy` pair is mapped instead: the pages
 come from the OS cache, nothing is decoded. SQLite stays the truth: the files are
 named by a digest of the index state they were built from, so a stale pair is
 never read; losing them costs one read, nothing else.
+
+Each file is checked as it is opened, against what SQLite says the tier holds: a
+regular file (a link is not followed, a FIFO not waited on), a `.npy` header of the
+dtype and shape of the tier's vectors, exactly the bytes that header promises, and ids
+in the strictly increasing order they were written in. A file that fails is rebuilt
+from SQLite; anything but a regular file at a cache's name (a folder, a FIFO, a link)
+may be someone's, so it is moved aside and the caller is told.
 """
 
 from __future__ import annotations
@@ -13,13 +20,21 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["load_vector_cache", "save_vector_cache", "stack_vectors"]
+from wherein.index.aside import move_aside
+from wherein.safe_files import UnsafeFile, not_regular, open_regular
+
+__all__ = ["cache_exists", "load_vector_cache", "save_vector_cache", "stack_vectors"]
 
 CACHE_PREFIX = "vectors"
+# `np.save` writes a 128-byte header for these arrays; a longer one is not ours.
+MAX_HEADER_BYTES = 4096
+IDS_DTYPE = np.dtype(np.int64)
+MATRIX_DTYPE = np.dtype(np.float32)
 
 
 def _cache_paths(index_path: Path, tier: str, key: str) -> tuple[Path, Path]:
@@ -28,47 +43,112 @@ def _cache_paths(index_path: Path, tier: str, key: str) -> tuple[Path, Path]:
     return index_path.with_name(f"{stem}.ids.npy"), index_path.with_name(f"{stem}.matrix.npy")
 
 
+def cache_exists(index_path: Path, tier: str, key: str) -> bool:
+    """Whether anything sits at either name of the cache built for `key`."""
+    return any(os.path.lexists(path) for path in _cache_paths(index_path, tier, key))
+
+
 def load_vector_cache(
-    index_path: Path, tier: str, key: str
+    index_path: Path, tier: str, key: str, shape: tuple[int, int]
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """(ids, matrix) if a cache built for `key` exists and reads cleanly, else None."""
+    """(ids, matrix) if the cache built for `key` holds `shape` (rows, width) as written, else
+    None: missing, damaged, of another shape or dtype, or not a regular file."""
     ids_path, matrix_path = _cache_paths(index_path, tier, key)
-    try:
-        ids = np.load(ids_path, allow_pickle=False)
-        matrix = np.load(matrix_path, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError, EOFError):
+    rows, _ = shape
+    ids = _read_array(ids_path, IDS_DTYPE, (rows,), mapped=False)
+    if ids is None or (rows > 1 and not bool(np.all(ids[1:] > ids[:-1]))):
         return None
-    if ids.ndim != 1 or matrix.ndim != 2 or len(ids) != len(matrix) or ids.dtype != np.int64:
+    matrix = _read_array(matrix_path, MATRIX_DTYPE, shape, mapped=True)
+    if matrix is None:
         return None
     return ids, matrix
 
 
+def _read_array(
+    path: Path, dtype: np.dtype, shape: tuple[int, ...], *, mapped: bool
+) -> np.ndarray | None:
+    """The array at `path` if its header says exactly `dtype` and `shape` and the file holds
+    exactly that many bytes after it; mapped, not read, when `mapped`."""
+    size = int(np.prod(shape)) * dtype.itemsize
+    try:
+        handle = open_regular(path, max_bytes=MAX_HEADER_BYTES + size)
+    except UnsafeFile:
+        return None
+    if handle is None:
+        return None
+    with handle:
+        try:
+            version = np.lib.format.read_magic(handle)
+            if version == (1, 0):
+                header = np.lib.format.read_array_header_1_0(handle, MAX_HEADER_BYTES)
+            elif version == (2, 0):
+                header = np.lib.format.read_array_header_2_0(handle, MAX_HEADER_BYTES)
+            else:
+                return None
+            found_shape, fortran_order, found_dtype = header
+            offset = handle.tell()
+            if found_shape != shape or fortran_order or found_dtype != dtype:
+                return None
+            if os.fstat(handle.fileno()).st_size != offset + size:
+                return None
+            if mapped:
+                return np.memmap(handle, dtype=dtype, mode="r", offset=offset, shape=shape)
+            data = handle.read(size)
+        except (OSError, ValueError, SyntaxError, EOFError):
+            return None
+    return np.frombuffer(data, dtype=dtype).reshape(shape) if len(data) == size else None
+
+
 def save_vector_cache(
-    index_path: Path, tier: str, key: str, ids: np.ndarray, matrix: np.ndarray
+    index_path: Path,
+    tier: str,
+    key: str,
+    ids: np.ndarray,
+    matrix: np.ndarray,
+    notices: list[str],
 ) -> None:
-    """Write the cache atomically and drop older ones; a read-only or full disk leaves none."""
+    """Write the cache and drop older ones; a read-only or full disk leaves none.
+
+    Each file is written under a fresh name (`mkstemp`, so no planted link is written
+    through) and renamed into place; not with `safe_files.write_atomic`, whose fsync a
+    cache does not need (lost in a crash, it costs one read) and a search would pay.
+    Anything but a regular file at a cache's name is moved aside first, said in `notices`.
+    """
     paths = _cache_paths(index_path, tier, key)
-    written: list[Path] = []
+    written: list[str] = []
     try:
         # The matrix first: a reader needs both files, and the ids appear last.
         for path, array in zip(reversed(paths), (matrix, ids), strict=True):
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            _clear_the_way(path, notices)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
             written.append(tmp)
-            with open(tmp, "wb") as handle:
+            with os.fdopen(fd, "wb") as handle:
                 np.save(handle, np.ascontiguousarray(array), allow_pickle=False)
             os.replace(tmp, path)
     except OSError:
         for tmp in written:
             with contextlib.suppress(OSError):
-                tmp.unlink()
+                os.unlink(tmp)
         return
     keep = {path.name for path in paths}
     for old in index_path.parent.glob(f"{CACHE_PREFIX}-{tier}-*.npy"):
-        if old.name not in keep:
+        if old.name not in keep and not_regular(old) is None:
             with contextlib.suppress(OSError):
                 old.unlink()
     with contextlib.suppress(OSError):  # the single-file cache of earlier versions
         index_path.with_name("vectors.npz").unlink()
+
+
+def _clear_the_way(path: Path, notices: list[str]) -> None:
+    """Move aside a folder, FIFO, link or device at `path`: `os.replace` cannot put a file
+    over a folder, and what is there may not be ours to delete."""
+    kind = not_regular(path)
+    if kind is not None:
+        aside = move_aside(path)
+        notices.append(
+            f"The vector cache {path} was {kind}, not a regular file; moved it to {aside} "
+            "and rebuilt the cache from the index."
+        )
 
 
 def stack_vectors(rows: list[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:

@@ -39,7 +39,7 @@ def apply_plan(plan: Plan, dry_run: bool = False) -> list[Outcome]:
             _remove_empty_dirs(change.created.dirs)
             forget(change.path)
         else:
-            backup = write_atomic(change.path, change.after, change.before)
+            backup = write_atomic(change.path, change.after, change.before, change.project)
             if plan.action == INSTALL:
                 remember(change.path, change.created)
             else:

@@ -33,6 +33,9 @@ _TOKEN = re.compile(
     re.DOTALL,
 )
 _DEFAULT_INDENT = "  "  # what Claude Code, Cursor, VS Code and Zed write into a fresh file
+# A project's file came with a clone: `[[[[...` a million deep must be an error, not a
+# RecursionError. Agents' configs nest a few levels; tomlkit stops TOML at 100 too.
+MAX_NESTING = 100
 
 
 @dataclass
@@ -63,6 +66,7 @@ class _Scanner:
         self.tokens: list[tuple[int, int]] = []
         self.comments: list[tuple[int, int]] = []
         self.trailing_commas: list[int] = []
+        self.depth = 0
         position = 0
         while position < len(text):
             match = _TOKEN.match(text, position)
@@ -115,10 +119,14 @@ class _Scanner:
     def value(self) -> _Value:
         token = self._take()
         char = self._char(token)
-        if char == "{":
-            return self._object(token[0])
-        if char == "[":
-            return self._array(token[0])
+        if char in "{[":
+            self.depth += 1
+            if self.depth > MAX_NESTING:
+                self._fail(token[0], f"a value nested more than {MAX_NESTING} levels deep")
+            try:
+                return self._object(token[0]) if char == "{" else self._array(token[0])
+            finally:
+                self.depth -= 1
         if char in "}],:":
             self._fail(token[0], f"{char!r} where a value belongs")
         return _Value(token[0], token[1], "scalar")

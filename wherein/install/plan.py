@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from wherein.errors import UsageError
-from wherein.install.agents import PINNED, REGISTRY, USER, Agent
+from wherein.install.agents import PINNED, PROJECT, REGISTRY, USER, Agent
 from wherein.install.files import read_text
 from wherein.install.instructions import with_snippet, without_snippet
 from wherein.install.jsonc import parse_json_document
@@ -44,6 +44,7 @@ class FileChange:
     before: str | None
     after: str | None
     created: Created = field(default_factory=Created)
+    project: Path | None = None  # the workspace, for a project's own file: no link followed
 
     @property
     def changed(self) -> bool:
@@ -113,11 +114,13 @@ def plan_install(
                 plan.notes.append(f"No {scope}-level instruction file is read by {agent.title}.")
             else:
                 instruction_files.setdefault(target, []).append(agent.title)
+    project = _project(scope, workspace)
     for path, titles in instruction_files.items():
-        before = read_text(path)
+        before = read_text(path, project)
         created = Created(file=before is None, dirs=_missing_dirs(path))
         label = f"instructions for {', '.join(titles)}"
-        plan.changes.append(FileChange(label, path, before, with_snippet(before), created))
+        after = with_snippet(before)
+        plan.changes.append(FileChange(label, path, before, after, created, project))
     return plan
 
 
@@ -133,30 +136,33 @@ def plan_uninstall(names: list[str], scopes: tuple[str, ...], workspace: Path) -
     for agent in _select(names, workspace, plan, uninstall=True):
         for scope in scopes:
             path = agent.config_file(scope, workspace)
+            project = _project(scope, workspace)
             if path is not None:
-                change = _uninstall_change(agent, scope, path)
+                change = _uninstall_change(agent, scope, path, project)
                 if change is not None:
                     plan.changes.append(change)
             target = agent.instructions_file(scope, workspace)
             if target is not None and target not in seen:
                 seen.add(target)
-                before = read_text(target)
+                before = read_text(target, project)
                 if before is not None and before != without_snippet(before):
                     after: str | None = without_snippet(before)
                     created = created_in(target)
                     if created.file and not after.strip():
                         after = None
-                    plan.changes.append(FileChange("instructions", target, before, after, created))
+                    plan.changes.append(
+                        FileChange("instructions", target, before, after, created, project)
+                    )
     return plan
 
 
-def read_entry(agent: Agent, path: Path) -> dict[str, Any] | None:
-    """The `wherein` entry in `path`, or None (no file or no entry).
+def read_entry(agent: Agent, path: Path, project: Path | None = None) -> dict[str, Any] | None:
+    """The `wherein` entry in `path`, or None (no file or no entry); `project` as `read_text`.
 
     Raises:
         ConfigError: the file does not parse or cannot be read.
     """
-    text = read_text(path)
+    text = read_text(path, project)
     if text is None:
         return None
     entry = _document(agent, path, text).get((*agent.servers_key, SERVER_NAME))
@@ -187,6 +193,11 @@ def _select(names: list[str], workspace: Path, plan: Plan, uninstall: bool = Fal
     return found
 
 
+def _project(scope: str, workspace: Path) -> Path | None:
+    """The workspace when `scope` is the project's: its files came with a clone."""
+    return workspace if scope == PROJECT else None
+
+
 def _document(agent: Agent, path: Path, text: str):
     if agent.file_format == "toml":
         return parse_toml_document(text, str(path))
@@ -196,14 +207,15 @@ def _document(agent: Agent, path: Path, text: str):
 def _install_change(
     agent: Agent, scope: str, path: Path, workspace: Path, command: list[str]
 ) -> FileChange:
-    before = read_text(path)
+    project = _project(scope, workspace)
+    before = read_text(path, project)
     document = _document(agent, path, before or "")
     key = (*agent.servers_key, SERVER_NAME)
     entry = agent.entry(command, workspace)
     current = document.get(key)
     label = f"{agent.title} ({scope} scope)"
     if isinstance(current, dict) and all(current.get(k) == v for k, v in entry.items()):
-        return FileChange(label, path, before, before)
+        return FileChange(label, path, before, before, project=project)
     if agent.file_format == "toml":
         after = document.with_table(key, entry)
     else:
@@ -217,11 +229,13 @@ def _install_change(
         keys=[k for k in missing if document.get(tuple(k)) is None],
         dirs=_missing_dirs(path),
     )
-    return FileChange(label, path, before, after, created)
+    return FileChange(label, path, before, after, created, project)
 
 
-def _uninstall_change(agent: Agent, scope: str, path: Path) -> FileChange | None:
-    before = read_text(path)
+def _uninstall_change(
+    agent: Agent, scope: str, path: Path, project: Path | None
+) -> FileChange | None:
+    before = read_text(path, project)
     if before is None:
         return None
     document = _document(agent, path, before)
@@ -242,7 +256,8 @@ def _uninstall_change(agent: Agent, scope: str, path: Path) -> FileChange | None
         empty = parse_json_document(text, str(path), agent.allows_comments).is_empty_object(())
     # A file named after the server (Continue's one-file-per-server folder) is wholly ours.
     owned = created.file or path.name == f"{SERVER_NAME}.json"
-    return FileChange(label, path, before, None if owned and empty else text, created)
+    after = None if owned and empty else text
+    return FileChange(label, path, before, after, created, project)
 
 
 def _missing_dirs(path: Path) -> list[str]:

@@ -1,0 +1,447 @@
+"""Every file under the data home is checked as it is opened, through the real commands.
+
+A damaged cache is rebuilt from the index; a database that cannot be opened, or anything but
+a regular file where one of ours belongs (a folder, a FIFO, a link), is moved aside, kept,
+and said in one message naming it. The answer afterwards is the one an undamaged index gives.
+A FIFO would hang a reader that opens it as a file, so those runs are child processes: a hang
+fails the test at the child's timeout instead of wedging the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.helpers import write_tree
+from tests.index.processes import run_wherein
+from wherein.cli import main
+from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, data_home, index_dir
+
+REPO = {
+    "app/routing.py": (
+        "class Router:\n"
+        "    def add_route(self, path, handler):\n"
+        "        '''Register a handler for a URL path.'''\n"
+        "        self.routes[path] = handler\n"
+    ),
+    "app/retry.py": (
+        "def retry_with_backoff(call, attempts=3):\n"
+        "    '''Call again after a failure, waiting longer each time.'''\n"
+        "    for attempt in range(attempts):\n"
+        "        return call()\n"
+    ),
+    "README.md": "# Demo\n\nA tiny app used by the tests.\n",
+}
+QUERY = "call again after a failure"
+
+
+@pytest.fixture(autouse=True)
+def static(monkeypatch) -> None:
+    """The in-process static model: the files around the vectors are the point, not the model."""
+    monkeypatch.setenv("WHEREIN_EMBEDDING_PROVIDER", "static")
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    return write_tree(tmp_path / "repo", REPO).resolve()
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def search(capsys, repo: Path) -> dict:
+    code, out, err = cli(capsys, "search", QUERY, "--json", "--workspace", str(repo))
+    assert code == 0, err
+    return json.loads(out)
+
+
+def answers(payload: dict) -> list[tuple]:
+    """What a search found, and how near each chunk was by meaning."""
+    return [(r["path"], r["start_line"], r["similarity"]) for r in payload["results"]]
+
+
+def indexed(capsys, repo: Path) -> list[tuple]:
+    """Index `repo`, search it once (which writes the vector cache); the undamaged answer."""
+    code, _, err = cli(capsys, "index", "--workspace", str(repo))
+    assert code == 0, err
+    found = answers(search(capsys, repo))
+    assert found[0][0] == "app/retry.py" and found[0][2] is not None
+    return found
+
+
+def cache_files(repo: Path) -> dict[str, Path]:
+    files = {p.name.split(".")[1]: p for p in index_dir(repo).glob("vectors-full-*.npy")}
+    assert set(files) == {"ids", "matrix"}, files
+    return files
+
+
+def assert_cache_is(files: dict[str, Path], arrays: dict[str, np.ndarray]) -> None:
+    """The cache on disk is regular files holding exactly `arrays` (dtype and shape included)."""
+    for name, path in files.items():
+        assert stat.S_ISREG(os.lstat(path).st_mode), path
+        again = np.load(path, allow_pickle=False)
+        assert again.dtype == arrays[name].dtype and again.shape == arrays[name].shape
+        np.testing.assert_array_equal(again, arrays[name])
+
+
+def asides(path: Path) -> list[Path]:
+    """What was moved aside from `path` (a database's moved `-wal` and `-shm` not counted)."""
+    found = path.parent.glob(f"{path.name}.broken-*")
+    return sorted(p for p in found if not p.name.endswith(("-wal", "-shm")))
+
+
+# -- what is planted where one of our files belongs ----------------------------------------
+
+
+def plant_folder(path: Path, tmp_path: Path) -> Callable[[Path], None]:
+    _remove(path)
+    path.mkdir()
+    (path / "keep.txt").write_text("mine")
+    return lambda aside: _assert_text(aside / "keep.txt", "mine")
+
+
+def plant_fifo(path: Path, tmp_path: Path) -> Callable[[Path], None]:
+    _remove(path)
+    os.mkfifo(path)
+    return lambda aside: _assert_kind(aside, stat.S_ISFIFO)
+
+
+def plant_link(path: Path, tmp_path: Path) -> Callable[[Path], None]:
+    """A link to a file of the user's: it must neither be written nor read as ours."""
+    target = tmp_path / "notes.txt"
+    target.write_text("my notes")
+    _remove(path)
+    path.symlink_to(target)
+
+    def check(aside: Path) -> None:
+        assert os.readlink(aside) == str(target)
+        _assert_text(target, "my notes")
+
+    return check
+
+
+PLANTS = {"folder": plant_folder, "fifo": plant_fifo, "link": plant_link}
+SAID = {"folder": "a folder", "fifo": "a FIFO", "link": "a symbolic link"}
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        path.rmdir()
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _assert_text(path: Path, text: str) -> None:
+    assert path.read_text() == text
+
+
+def _assert_kind(path: Path, is_kind) -> None:
+    assert is_kind(os.lstat(path).st_mode), path
+
+
+def the_aside(path: Path) -> Path:
+    (aside,) = asides(path)
+    return aside
+
+
+# -- the vector caches -----------------------------------------------------------------------
+
+
+def _truncate(path: Path, tmp_path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _garbage(path: Path, tmp_path: Path) -> None:
+    path.write_bytes(bytes(range(256)) * 8)
+
+
+def _empty(path: Path, tmp_path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def _narrower(path: Path, tmp_path: Path) -> None:
+    """One column or one row short: a header of the wrong shape, consistent with its bytes."""
+    array = np.load(path)
+    np.save(path, array[:, :-1] if array.ndim == 2 else array[:-1])
+
+
+def _other_dtype(path: Path, tmp_path: Path) -> None:
+    array = np.load(path)
+    np.save(path, array.astype(np.float64 if array.dtype == np.float32 else np.int32))
+
+
+def _reordered(path: Path, tmp_path: Path) -> None:
+    np.save(path, np.load(path)[::-1].copy())
+
+
+def _link_to_a_lookalike(path: Path, tmp_path: Path) -> None:
+    """A link to a valid array of the right shape and dtype that is not the index's."""
+    array = np.load(path)
+    target = tmp_path / "lookalike.npy"
+    np.save(target, np.zeros_like(array) if array.dtype == np.float32 else array[::-1].copy())
+    path.unlink()
+    path.symlink_to(target)
+
+
+def _folder(path: Path, tmp_path: Path) -> None:
+    plant_folder(path, tmp_path)
+
+
+CACHE_DAMAGE = {
+    "truncated": _truncate,
+    "garbage": _garbage,
+    "empty": _empty,
+    "wrong_shape": _narrower,
+    "wrong_dtype": _other_dtype,
+    "reordered": _reordered,
+    "link": _link_to_a_lookalike,
+    "folder": _folder,
+}
+
+
+@pytest.mark.parametrize("damage", sorted(CACHE_DAMAGE))
+@pytest.mark.parametrize("which", ["ids", "matrix"])
+def test_a_damaged_vector_cache_is_rebuilt_and_the_search_answers_as_before(
+    capsys, repo, tmp_path, which, damage
+):
+    before = indexed(capsys, repo)
+    files = cache_files(repo)
+    arrays = {name: np.load(path) for name, path in files.items()}
+    CACHE_DAMAGE[damage](files[which], tmp_path)
+    payload = search(capsys, repo)
+    assert answers(payload) == before
+    assert_cache_is(files, arrays)
+    moved = [w for w in payload["warnings"] if "moved it to" in w]
+    if damage in ("link", "folder"):  # not a file of ours: kept beside, and said
+        aside = the_aside(files[which])
+        (warning,) = moved
+        assert str(files[which]) in warning and str(aside) in warning
+        if damage == "folder":
+            _assert_text(aside / "keep.txt", "mine")
+        else:
+            assert os.readlink(aside) == str(tmp_path / "lookalike.npy")
+    else:  # our own file, damaged: rebuilt without a word
+        assert moved == [] and asides(files[which]) == []
+
+
+def test_wherein_index_mends_a_vector_cache_of_the_wrong_shape(capsys, repo, tmp_path):
+    indexed(capsys, repo)
+    files = cache_files(repo)
+    arrays = {name: np.load(path) for name, path in files.items()}
+    _narrower(files["matrix"], tmp_path)
+    code, out, err = cli(capsys, "index", "--workspace", str(repo))
+    assert code == 0, err
+    assert out.startswith("3 files seen, 0 changed")
+    assert_cache_is(files, arrays)
+
+
+@pytest.mark.parametrize("which", ["ids", "matrix"])
+def test_a_fifo_in_place_of_a_vector_cache_is_moved_aside_not_waited_on(
+    capsys, repo, tmp_path, which
+):
+    before = indexed(capsys, repo)
+    files = cache_files(repo)
+    arrays = {name: np.load(path) for name, path in files.items()}
+    plant_fifo(files[which], tmp_path)
+    done = run_wherein("search", QUERY, "--json", "--workspace", str(repo))
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert answers(payload) == before
+    assert_cache_is(files, arrays)
+    aside = the_aside(files[which])
+    _assert_kind(aside, stat.S_ISFIFO)
+    assert any(f"{files[which]} was a FIFO" in w and str(aside) in w for w in payload["warnings"])
+
+
+# -- the index database and its -wal and -shm ------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm"])
+@pytest.mark.parametrize("kind", sorted(PLANTS))
+def test_a_folder_fifo_or_link_in_place_of_the_index_is_moved_aside_and_rebuilt(
+    capsys, repo, tmp_path, kind, suffix
+):
+    before = indexed(capsys, repo)
+    path = index_dir(repo) / INDEX_FILE_NAME
+    planted = Path(f"{path}{suffix}")
+    check = PLANTS[kind](planted, tmp_path)
+
+    code, out, _ = cli(capsys, "status", "--workspace", str(repo))
+    assert code == 1
+    assert f"unreadable: {planted.name} is {SAID[kind]}, not a regular file" in out
+    assert "run 'wherein index'" in out
+    assert not asides(path)  # status looks, touches nothing
+
+    code, out, err = cli(capsys, "index", "--workspace", str(repo))
+    assert code == 0, err
+    assert out.startswith("3 files seen, 3 changed")
+    aside = the_aside(path)
+    (line,) = err.splitlines()
+    assert line == (
+        f"wherein: The index at {path} was unreadable ({planted.name} is {SAID[kind]}, not a "
+        f"regular file); moved it to {aside} and started a new one."
+    )
+    check(Path(f"{aside}{suffix}"))
+    assert answers(search(capsys, repo)) == before
+    code, out, _ = cli(capsys, "status", "--workspace", str(repo))
+    assert code == 0 and "files      3 indexed" in out
+
+
+def test_a_link_to_another_workspaces_index_is_never_written_through(capsys, repo, tmp_path):
+    other = write_tree(tmp_path / "other", {"lib/cookies.py": "def parse_cookie(h):\n    pass\n"})
+    assert cli(capsys, "index", "--workspace", str(other))[0] == 0
+    theirs = index_dir(other) / INDEX_FILE_NAME
+    their_bytes = theirs.read_bytes()
+    ours = index_dir(repo) / INDEX_FILE_NAME
+    ours.parent.mkdir(parents=True)
+    ours.symlink_to(theirs)
+    code, out, err = cli(capsys, "index", "--workspace", str(repo))
+    assert code == 0, err
+    assert out.startswith("3 files seen, 3 changed")
+    assert f"{ours.name} is a symbolic link" in err and "moved it to" in err
+    assert theirs.read_bytes() == their_bytes
+    assert answers(search(capsys, repo))[0][0] == "app/retry.py"
+
+
+# -- the lock file ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", sorted(PLANTS))
+def test_a_folder_fifo_or_link_in_place_of_the_lock_file_is_moved_aside(
+    capsys, repo, tmp_path, kind
+):
+    before = indexed(capsys, repo)
+    lock = index_dir(repo) / LOCK_FILE_NAME
+    if kind == "link":
+        target = tmp_path / "elsewhere.lock"  # missing: following the link would create it
+        lock.unlink()
+        lock.symlink_to(target)
+
+        def check(aside: Path) -> None:
+            assert os.readlink(aside) == str(target) and not os.path.lexists(target)
+
+    else:
+        check = PLANTS[kind](lock, tmp_path)
+    payload = search(capsys, repo)
+    assert answers(payload) == before
+    aside = the_aside(lock)
+    (warning,) = [w for w in payload["warnings"] if "moved it to" in w]
+    assert warning == (
+        f"The lock file {lock} was {SAID[kind]}, not a regular file; moved it to {aside} and "
+        "made a new one."
+    )
+    check(aside)
+    assert stat.S_ISREG(os.lstat(lock).st_mode)
+    code, _, err = cli(capsys, "index", "--workspace", str(repo))
+    assert (code, err) == (0, "")
+
+
+# -- the walk stamp --------------------------------------------------------------------------
+
+STAMP_DAMAGE = {
+    "list": b"[1, 2, 3]",
+    "garbage": b"\x00\xffnot json at all",
+    "empty": b"",
+}
+
+
+def stamp_path(repo: Path) -> Path:
+    return index_dir(repo) / "walk-stamp.json"
+
+
+def assert_fresh_stamp(repo: Path) -> None:
+    """The stamp is a regular file again, and describes the tree as it is now."""
+    path = stamp_path(repo)
+    assert stat.S_ISREG(os.lstat(path).st_mode)
+    payload = json.loads(path.read_text())
+    assert isinstance(payload, dict) and str(repo / "app" / "later.py") in payload["paths"]
+
+
+@pytest.mark.parametrize("damage", sorted(STAMP_DAMAGE))
+def test_a_walk_stamp_that_is_not_a_stamp_means_a_walk_and_a_new_stamp(capsys, repo, damage):
+    indexed(capsys, repo)
+    stamp_path(repo).write_bytes(STAMP_DAMAGE[damage])
+    (repo / "app" / "later.py").write_text("def call_again_after_a_failure():\n    pass\n")
+    payload = search(capsys, repo)
+    assert "app/later.py" in [path for path, _, _ in answers(payload)]
+    assert payload["warnings"] == []
+    assert_fresh_stamp(repo)
+
+
+@pytest.mark.parametrize("kind", ["folder", "link"])
+def test_a_folder_or_link_in_place_of_the_walk_stamp_is_moved_aside(capsys, repo, tmp_path, kind):
+    indexed(capsys, repo)
+    check = PLANTS[kind](stamp_path(repo), tmp_path)
+    (repo / "app" / "later.py").write_text("def call_again_after_a_failure():\n    pass\n")
+    payload = search(capsys, repo)
+    assert "app/later.py" in [path for path, _, _ in answers(payload)]
+    aside = the_aside(stamp_path(repo))
+    check(aside)
+    assert any(f"{stamp_path(repo)} was {SAID[kind]}" in w for w in payload["warnings"])
+    assert_fresh_stamp(repo)
+
+
+def test_a_fifo_in_place_of_the_walk_stamp_is_moved_aside_not_waited_on(capsys, repo, tmp_path):
+    indexed(capsys, repo)
+    plant_fifo(stamp_path(repo), tmp_path)
+    (repo / "app" / "later.py").write_text("def call_again_after_a_failure():\n    pass\n")
+    done = run_wherein("search", QUERY, "--json", "--workspace", str(repo))
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert "app/later.py" in [path for path, _, _ in answers(payload)]
+    _assert_kind(the_aside(stamp_path(repo)), stat.S_ISFIFO)
+    assert any(f"{stamp_path(repo)} was a FIFO" in w for w in payload["warnings"])
+    assert_fresh_stamp(repo)
+
+
+# -- the model's verified stamp --------------------------------------------------------------
+
+
+def test_a_fifo_in_place_of_the_model_stamp_is_moved_aside_not_waited_on(repo, monkeypatch):
+    monkeypatch.setenv("WHEREIN_EMBEDDING_PROVIDER", "minilm")
+    stamp = data_home() / "models" / "verified.json"
+    stamp.parent.mkdir(parents=True)
+    os.mkfifo(stamp)
+    done = run_wherein("index", "--workspace", str(repo))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(b"3 files seen, 3 changed, 0 removed, 3 chunks embedded")
+    _assert_kind(the_aside(stamp), stat.S_ISFIFO)
+    payload = json.loads(stamp.read_text())
+    assert len(payload["files"]) == 2  # the model and its tokenizer, vouched for again
+
+
+# -- through the agent tool ------------------------------------------------------------------
+
+
+def test_recall_mends_the_index_and_its_cache_and_says_so(capsys, repo, tmp_path):
+    from tests.plugin.conftest import run_session
+
+    before = indexed(capsys, repo)
+    files = cache_files(repo)
+    plant_folder(files["matrix"], tmp_path)
+
+    async def one(rc):
+        return await rc.recall(query=QUERY)
+
+    result = run_session(repo, one)
+    assert result["ok"] and answers(result) == before
+    (warning,) = result["warnings"]
+    assert f"{files['matrix']} was a folder" in warning
+    assert f"Note: {warning}" in result["text"]
+
+    path = index_dir(repo) / INDEX_FILE_NAME
+    plant_folder(path, tmp_path)
+    result = run_session(repo, one)
+    assert result["ok"] and answers(result) == before
+    assert any(f"The index at {path} was unreadable" in w for w in result["warnings"])
+    _assert_text(the_aside(path) / "keep.txt", "mine")
