@@ -227,7 +227,7 @@ def test_cli_index_focus_is_checked_before_indexing(tmp_path):
     ws = controllers(tmp_path / "ws", count=2)
     shown = run_wherein("index", "--workspace", str(ws), "--focus", "nope", env=STATIC)
     assert shown.returncode == 2
-    assert b"--focus nope is not a folder" in shown.stderr
+    assert b"--focus 'nope' is not a folder" in shown.stderr
 
 
 # -- weak in scope ------------------------------------------------------------------

@@ -1,17 +1,31 @@
-"""The `wherein` command: parse, call the library, format. Results to stdout, the rest to stderr."""
+"""The `wherein` command: parse, call the library, format. Results to stdout, the rest to stderr.
+
+Arguments are cleaned once, as argparse hands them over (`_clean_arguments`). Whatever is
+printed may quote a repository (a file or folder name, a setting, a walk note), so each message
+and each line goes out through `untrusted.one_line`, each report through `untrusted.visible`,
+and JSON through `untrusted.json_text`: no value can start a line or send a terminal a control
+sequence.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from wherein import __version__
 from wherein.errors import UsageError, WhereinError
+from wherein.untrusted import as_text, echo, json_text, one_line, visible
 
 __all__ = ["main"]
+
+# Folders the index records by name, as text: a name that is not UTF-8 cannot be one.
+_FOLDER_OPTIONS = frozenset({"workspace", "path", "focus"})
+# Files and programs handed to the system as they are, whatever bytes their names hold.
+_SYSTEM_PATH_OPTIONS = frozenset({"ledger", "html", "command_name"})
 
 
 class _Parser(argparse.ArgumentParser):
@@ -19,7 +33,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         # `prog` is the full command ("wherein", "wherein config set"), so the hint runs as typed.
-        self.exit(2, f"wherein: {message}. See '{self.prog} --help'.\n")
+        self.exit(2, f"wherein: {one_line(message)}. See '{self.prog} --help'.\n")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -116,6 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 usage error, 1 other failure)."""
     args = _build_parser().parse_args(argv)
     try:
+        _clean_arguments(args)
         handler = {
             "index": _index,
             "search": _search,
@@ -131,11 +146,56 @@ def main(argv: Sequence[str] | None = None) -> int:
         }[args.command]
         return handler(args)
     except WhereinError as err:
-        print(f"wherein: {err}", file=sys.stderr)
+        _say(str(err))
         return err.exit_code
     except KeyboardInterrupt:
-        print("wherein: interrupted; the index keeps what was committed.", file=sys.stderr)
+        _say("interrupted; the index keeps what was committed.")
         return 130
+
+
+def _clean_arguments(args: argparse.Namespace) -> None:
+    """Undecodable argv bytes arrive as lone surrogates (PEP 383), which neither the tokenizer
+    nor SQLite nor stdout accepts: in text they become U+FFFD; a folder must be UTF-8.
+
+    Raises:
+        UsageError: --workspace, --path or --focus names a folder that is not valid UTF-8.
+    """
+    for name, value in vars(args).items():
+        if name in _SYSTEM_PATH_OPTIONS:
+            continue
+        if isinstance(value, str):
+            setattr(args, name, _clean_text(name, value))
+        elif isinstance(value, list):
+            setattr(args, name, [_clean_text(name, v) if isinstance(v, str) else v for v in value])
+
+
+def _clean_text(name: str, value: str) -> str:
+    text = as_text(value)
+    if text != value and name in _FOLDER_OPTIONS:
+        try:  # the bytes as typed, `\xff` for each one that is not UTF-8
+            shown = os.fsencode(value).decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:  # not from argv: a surrogate no byte decodes to
+            shown = value
+        raise UsageError(
+            f"--{name} {echo(shown)} is not valid UTF-8, and wherein keeps folder names as "
+            "text: rename the folder, or name one whose path is UTF-8."
+        )
+    return text
+
+
+def _say(message: str) -> None:
+    """One message to stderr, on one line whatever the repository put in it."""
+    print(f"wherein: {one_line(message)}", file=sys.stderr)
+
+
+def _show(line: str) -> None:
+    """One line to stdout, escaped like `_say`."""
+    print(one_line(line))
+
+
+def _dump(value: Any) -> None:
+    """One JSON object to stdout: exact, and nothing a terminal would act on."""
+    sys.stdout.write(json_text(value) + "\n")
 
 
 def _workspace(args: argparse.Namespace) -> Path:
@@ -153,7 +213,7 @@ def _settings(workspace: Path | None):
 
     settings = load_settings(workspace)
     for warning in settings.warnings:
-        print(f"wherein: {warning}", file=sys.stderr)
+        _say(warning)
     return settings
 
 
@@ -168,19 +228,16 @@ def _index(args: argparse.Namespace) -> int:
     scope = resolve_scope(workspace, args.focus, settings)
 
     def waiting() -> None:
-        print(
-            f"wherein: another process is indexing {workspace}; waiting for it to finish.",
-            file=sys.stderr,
-        )
+        _say(f"another process is indexing {workspace}; waiting for it to finish.")
 
     with ProgressDisplay(sys.stderr) as display:
         summary = build_index(workspace, settings, progress=display.update, on_wait=waiting,
                               focus=scope.focus)  # fmt: skip
     for notice in summary.notices:
-        print(f"wherein: {notice}", file=sys.stderr)
+        _say(notice)
     for item in summary.report.unreadable[:20]:
-        print(f"wherein: unreadable, skipped: {item}", file=sys.stderr)
-    print(summary.line())
+        _say(f"unreadable, skipped: {item}")
+    _show(summary.line())
     return 0
 
 
@@ -201,11 +258,10 @@ def _search(args: argparse.Namespace) -> int:
         focus=args.focus,
     )
     if args.json:
-        json.dump(result.to_json(), sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        _dump(result.to_json())
     else:
         for warning in result.warnings:
-            print(f"wherein: {warning}", file=sys.stderr)
+            _say(warning)
         print_results(result, sys.stdout)
     return 0
 
@@ -235,26 +291,25 @@ def _status(args: argparse.Namespace) -> int:
         settings, status["index_embedder"]
     )
     if args.json:
-        json.dump(status, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        _dump(status)
         return 0
-    print(f"workspace  {status['workspace']} ({choice.describe()})")
-    print(f"index      {status['index_path']}")
-    print(f"endpoint   {_endpoint_line(status['embedder'], status['endpoint_error'])}")
+    _show(f"workspace  {status['workspace']} ({choice.describe()})")
+    _show(f"index      {status['index_path']}")
+    _show(f"endpoint   {_endpoint_line(status['embedder'], status['endpoint_error'])}")
     if not status["exists"]:
-        print("state      no index yet: run 'wherein index'")
+        _show("state      no index yet: run 'wherein index'")
         _print_scopes(status, settings["scope.focus_markers"])
         return 0
     if "error" in status:
-        print(f"state      unreadable: {status['error']}")
+        _show(f"state      unreadable: {status['error']}")
         return 1
     pending = status["pending"]
-    print(f"files      {status['files']} indexed, {status['skipped_files']} skipped")
-    print(f"chunks     {status['chunks']} ({pending['chunks']} waiting for a vector)")
-    print(f"embedder   {status['index_embedder'] or '(none yet)'}")
+    _show(f"files      {status['files']} indexed, {status['skipped_files']} skipped")
+    _show(f"chunks     {status['chunks']} ({pending['chunks']} waiting for a vector)")
+    _show(f"embedder   {status['index_embedder'] or '(none yet)'}")
     fast = status.get("fast_tier")
     if fast and (fast["model"] or fast["pending"]):
-        print(f"fast tier  {fast['chunks']} chunks, {fast['pending']} waiting ({fast['model']})")
+        _show(f"fast tier  {fast['chunks']} chunks, {fast['pending']} waiting ({fast['model']})")
     _print_scopes(status, settings["scope.focus_markers"])
     return 0
 
@@ -263,18 +318,18 @@ def _print_scopes(status: dict, markers: list[str]) -> None:
     """The focus, the marked folders one could focus on, and the extra roots."""
     scope = status["scope"]
     focus = f"{scope['focus'] or '(whole workspace)'}, {scope['resolved_by']}"
-    print(f"focus      {focus}: {scope['error']}" if "error" in scope else f"focus      {focus}")
+    _show(f"focus      {focus}: {scope['error']}" if "error" in scope else f"focus      {focus}")
     if markers and "scopes" in status:
-        print(f"scopes     {len(status['scopes'])} folders marked by {', '.join(markers)}")
+        _show(f"scopes     {len(status['scopes'])} folders marked by {', '.join(markers)}")
         for item in status["scopes"]:
-            print(f"  {item['focus']}  {item['chunks']} chunks in {item['files']} files")
+            _show(f"  {item['focus']}  {item['chunks']} chunks in {item['files']} files")
     for root in status.get("roots", []):
-        print(f"root       {root['label']}={root['path']}  {root['chunks']} chunks in "
+        _show(f"root       {root['label']}={root['path']}  {root['chunks']} chunks in "
               f"{root['files']} files")  # fmt: skip
     for problem in status["root_problems"]:
-        print(f"unusable   {problem}")
+        _show(f"unusable   {problem}")
     if not status.get("roots") and not status["root_problems"]:
-        print("roots      none: 'wherein roots suggest' lists library folders you could add")
+        _show("roots      none: 'wherein roots suggest' lists library folders you could add")
 
 
 def _roots(args: argparse.Namespace) -> int:
@@ -291,16 +346,16 @@ def _roots(args: argparse.Namespace) -> int:
             "suggestions": [s.to_json() for s in suggestions],
             "command": command,
         }
-        json.dump(payload, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        _dump(payload)
         return 0
     if not suggestions:
         print("No library folder to suggest: no virtualenv or python3 found, and no imported "
               "package in a node_modules (or all are configured already).")  # fmt: skip
         return 0
     for s in suggestions:
-        print(f"{s.entry}\t({s.kind}: {s.reason})")
-    print(f"\nAdd them all with:\n  {command}")
+        _show(f"{s.entry}\t({s.kind}: {s.reason})")
+    print("\nAdd them all with:")
+    _show(f"  {command}")
     if "--workspace-file" not in command:
         print(
             "(Some are outside the workspace, which its .wherein.toml may not name: this "
@@ -326,11 +381,11 @@ def _config(args: argparse.Namespace) -> int:
     )
     if args.action == "get":
         value, source = config_get(args.key, workspace or _cwd_workspace())
-        print(f"{value}\t({source})")
+        _show(f"{value}\t({source})")
         return 0
     path = workspace_config_path(workspace) if args.workspace_file else user_config_path()
     config_set(args.key, args.value, path, workspace_file=args.workspace_file)
-    print(f"Set {args.key} in {path}.")
+    _show(f"Set {args.key} in {path}.")
     return 0
 
 
@@ -354,13 +409,12 @@ def _baseline(args: argparse.Namespace) -> int:
         from wherein.meter.html import write_html
 
         size = write_html(summary, Path(args.html))
-        print(f"wherein: wrote the HTML report to {args.html} ({size:,} bytes).", file=sys.stderr)
+        _say(f"wrote the HTML report to {args.html} ({size:,} bytes).")
     if args.json:
-        json.dump(summary, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        _dump(summary)
     else:
         ascii_only = not _can_encode(sys.stdout, "\u2588\u2589")  # the step chart's blocks
-        sys.stdout.write(format_report(summary, ascii_only=ascii_only))
+        sys.stdout.write(visible(format_report(summary, ascii_only=ascii_only)))
     return 0
 
 
@@ -395,7 +449,7 @@ def _install(args: argparse.Namespace) -> int:
     else:
         scopes = ("project",) if args.project else ("user",) if args.user else ("user", "project")
         plan = plan_uninstall(args.agents, scopes, workspace)
-    sys.stdout.write(format_outcome(plan, apply_plan(plan, args.dry_run), args.dry_run))
+    sys.stdout.write(visible(format_outcome(plan, apply_plan(plan, args.dry_run), args.dry_run)))
     return 0
 
 
@@ -404,7 +458,7 @@ def _doctor(args: argparse.Namespace) -> int:
 
     workspace = _workspace(args)
     checks = run_doctor(workspace)
-    sys.stdout.write(format_checks(workspace, checks))
+    sys.stdout.write(visible(format_checks(workspace, checks)))
     return 1 if any(check.status == FAIL for check in checks) else 0
 
 

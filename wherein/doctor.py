@@ -26,6 +26,8 @@ from typing import Any
 from wherein import __version__
 from wherein.errors import ConfigError, EndpointUnreachable, WhereinError
 from wherein.install.agents import WORKSPACE_VARIABLE
+from wherein.redaction import redact
+from wherein.untrusted import one_line
 
 __all__ = ["Check", "format_checks", "probe_server", "run_doctor"]
 
@@ -66,12 +68,15 @@ def run_doctor(workspace: Path) -> list[Check]:
 
 
 def format_checks(workspace: Path, checks: list[Check]) -> str:
-    """The report: one line per check, a `fix:` line under each problem, a summary."""
-    lines = [f"wherein {__version__} doctor: {workspace}"]
+    """The report: one line per check, a `fix:` line under each problem, a summary.
+
+    A detail may quote a project's agent config or a server's stderr: it stays on its line.
+    """
+    lines = [f"wherein {__version__} doctor: {one_line(str(workspace))}"]
     for check in checks:
-        lines.append(f"  {check.status:<5} {check.name:<9} {check.detail}")
+        lines.append(f"  {check.status:<5} {check.name:<9} {one_line(check.detail)}")
         if check.fix:
-            lines.append(f"  {'':<5} {'':<9} fix: {check.fix}")
+            lines.append(f"  {'':<5} {'':<9} fix: {one_line(check.fix)}")
     failures = sum(check.status == FAIL for check in checks)
     warnings = sum(check.status == WARN for check in checks)
     if failures:
@@ -99,16 +104,18 @@ def _check_model(settings: Any) -> Check:
 
     started = time.monotonic()
     embedder = None
+    key = settings["embedding.api_key"]
     try:
         embedder = create_embedder(settings)
         vectors = embedder.embed(["where are search results ranked"])
     except EndpointUnreachable as err:
         return Check(
-            "model", WARN, f"{err} Search ranks by keywords until it answers.",
+            "model", WARN, f"{redact(str(err), key)} Search ranks by keywords until it answers.",
             "start the model server, or 'wherein config set embedding.provider minilm'",
         )  # fmt: skip
     except WhereinError as err:
-        return Check("model", FAIL, str(err), "check embedding.* with 'wherein config get'")
+        fix = "check embedding.* with 'wherein config get'"
+        return Check("model", FAIL, redact(str(err), key), fix)
     finally:
         close = getattr(embedder, "close", None)  # HTTP embedders hold a connection pool
         if callable(close):

@@ -1,12 +1,22 @@
-"""Search results as text for people: location, similarity, symbols, numbered excerpt."""
+"""Search results as text for people: location, similarity, symbols, numbered excerpt.
+
+A path, a symbol, an excerpt line and a model's reason are the repository's (or a model's)
+text: each goes out through `untrusted.one_line`, so on a terminal an escape sequence in a
+file shows as `\x1b[2J` instead of clearing the screen, and a newline in a file name cannot
+forge a line. Tabs in an excerpt stay (rich expands them).
+"""
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from wherein.search import SearchResult
+from wherein.untrusted import one_line
+
+if TYPE_CHECKING:
+    from wherein.ranking.step import StepStatus
 
 __all__ = ["print_results"]
 
@@ -20,8 +30,6 @@ _STEP_FALLBACK = {
 
 # What rich reads to decide a stream is a terminal despite isatty(); any of them set, rich decides.
 _RICH_TERMINAL_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
-# What rich's Text removes from every string it is given (rich.control.STRIP_CONTROL_CODES).
-_STRIPPED = dict.fromkeys((7, 8, 11, 12, 13))
 
 
 def print_results(result: SearchResult, stream: TextIO) -> None:
@@ -41,21 +49,21 @@ def print_results(result: SearchResult, stream: TextIO) -> None:
         console.print("No results.", style="yellow" if console.is_terminal else None)
     for hit in result.hits:
         title = Text()
-        title.append(f"{hit.path}:{hit.start_line}-{hit.end_line}", style="bold cyan")
+        title.append(f"{one_line(hit.path)}:{hit.start_line}-{hit.end_line}", style="bold cyan")
         if hit.similarity is not None:
             title.append(f"  similarity {hit.similarity:.2f}", style="dim")
         if hit.symbols:
-            title.append("  " + ", ".join(hit.symbols[:6]), style="green")
+            title.append("  " + _symbols(hit.symbols), style="green")
         if hit.stale:
             title.append("  (changed since indexed)", style="yellow")
         console.print(title)
         width = len(str(hit.end_line))
         if hit.header:
-            console.print(Text(f"{'':>{width}} | {hit.header.splitlines()[0]}", style="dim"))
+            console.print(Text(f"{'':>{width}} | {_header(hit.header)}", style="dim"))
             console.print(Text(f"{'':>{width}} | ...", style="dim"))
         for offset, line in enumerate(hit.excerpt.split("\n")):
             row = Text(f"{hit.start_line + offset:>{width}} | ", style="dim")
-            row.append(line)
+            row.append(_source_line(line))
             console.print(row)
         if hit.truncated:
             console.print(Text(f"{'':>{width}} | ... (cut; read the file for more)", style="dim"))
@@ -63,13 +71,32 @@ def print_results(result: SearchResult, stream: TextIO) -> None:
     for label, step in (("Query expansion", result.expansion), ("Reranking", result.rerank)):
         if step.degraded:
             # Text, not markup: a reason may quote the model's JSON, brackets and all.
-            console.print(Text(
-                f"{label} {_STEP_WORDS[step.status]} after {step.ms:.0f} ms, so "
-                f"{_STEP_FALLBACK[label]}: {(step.reason or 'no reason given').rstrip('.')}.",
-                style="yellow" if console.is_terminal else "",
-            ))  # fmt: skip
+            style = "yellow" if console.is_terminal else ""
+            console.print(Text(_step_line(label, step), style=style))
     if result.pending_chunks:
         console.print(_pending_line(result), style="yellow" if console.is_terminal else None)
+
+
+def _step_line(label: str, step: StepStatus) -> str:
+    """What became of a degraded model step; the reason may quote the model."""
+    reason = one_line((step.reason or "no reason given").rstrip("."))
+    return (
+        f"{label} {_STEP_WORDS[step.status]} after {step.ms:.0f} ms, so "
+        f"{_STEP_FALLBACK[label]}: {reason}."
+    )
+
+
+def _symbols(symbols: tuple[str, ...]) -> str:
+    return ", ".join(one_line(symbol) for symbol in symbols[:6])
+
+
+def _header(header: str) -> str:
+    return _source_line(header.split("\n", 1)[0])
+
+
+def _source_line(line: str) -> str:
+    """One line of a file as shown: a CRLF file's CR dropped, everything else visible."""
+    return one_line(line.removesuffix("\r"))
 
 
 def _pending_line(result: SearchResult) -> str:
@@ -98,39 +125,35 @@ def _may_colour(stream: TextIO) -> bool:
 def _plain_lines(result: SearchResult) -> list[str] | None:
     """print_results' lines as rich writes them to a non-terminal, or None for rich to do it.
 
-    Rich only drops its styles and a few control characters there; a tab it expands by
-    cell width, which this leaves to rich.
+    Rich only drops its styles there (the text is escaped already, so it finds no control
+    character to strip); a tab it expands by cell width, which this leaves to rich.
     """
     lines: list[str] = []
     if not result.hits:
         lines.append("No results.")
     for hit in result.hits:
-        title = f"{hit.path}:{hit.start_line}-{hit.end_line}"
+        title = f"{one_line(hit.path)}:{hit.start_line}-{hit.end_line}"
         if hit.similarity is not None:
             title += f"  similarity {hit.similarity:.2f}"
         if hit.symbols:
-            title += "  " + ", ".join(hit.symbols[:6])
+            title += "  " + _symbols(hit.symbols)
         if hit.stale:
             title += "  (changed since indexed)"
         lines.append(title)
         width = len(str(hit.end_line))
         if hit.header:
-            lines.append(f"{'':>{width}} | {hit.header.splitlines()[0]}")
+            lines.append(f"{'':>{width}} | {_header(hit.header)}")
             lines.append(f"{'':>{width}} | ...")
         for offset, line in enumerate(hit.excerpt.split("\n")):
-            lines.append(f"{hit.start_line + offset:>{width}} | " + line)
+            lines.append(f"{hit.start_line + offset:>{width}} | " + _source_line(line))
         if hit.truncated:
             lines.append(f"{'':>{width}} | ... (cut; read the file for more)")
         lines.append("")
     for label, step in (("Query expansion", result.expansion), ("Reranking", result.rerank)):
         if step.degraded:
-            lines.append(
-                f"{label} {_STEP_WORDS[step.status]} after {step.ms:.0f} ms, so "
-                f"{_STEP_FALLBACK[label]}: {(step.reason or 'no reason given').rstrip('.')}."
-            )
+            lines.append(_step_line(label, step))
     if result.pending_chunks:
         lines.append(_pending_line(result))
-    lines = [line.translate(_STRIPPED) for line in lines]
     if any("\t" in line for line in lines):
         return None
     return lines

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from wherein.config import Settings
 from wherein.errors import ConfigError, UsageError
+from wherein.untrusted import echo
 
 if TYPE_CHECKING:
     import numpy as np
@@ -92,20 +93,30 @@ def relative_folder(workspace: Path, value: str, flag: str) -> str:
     """`value` as a '/'-separated folder relative to `workspace` ("" for the workspace).
 
     Raises:
-        UsageError: the folder escapes the workspace (`..`, absolute, symlink) or is missing.
+        UsageError: the folder escapes the workspace (`..`, absolute, symlink), is missing, or
+            cannot be looked up (a NUL, a name too long, an unknown ~user, a symlink loop).
     """
-    candidate = Path(value).expanduser()
-    if not candidate.is_absolute():
-        candidate = workspace / candidate
-    resolved = candidate.resolve()
+    # `value` may come from the workspace's own .wherein.toml: quoted short, never whole.
+    shown = echo(value)
+    try:
+        candidate = Path(value).expanduser()
+        if not candidate.is_absolute():
+            candidate = workspace / candidate
+        resolved = candidate.resolve()
+        is_dir = resolved.is_dir()
+    except (OSError, RuntimeError, ValueError) as err:
+        raise UsageError(
+            f"{flag} {shown} cannot be looked up in {workspace} "
+            f"({getattr(err, 'strerror', None) or err}). Name an existing folder inside it."
+        ) from None
     try:
         rel = resolved.relative_to(workspace)
     except ValueError:
         raise UsageError(
-            f"{flag} {value} is outside the workspace {workspace}. Name a folder inside it."
+            f"{flag} {shown} is outside the workspace {workspace}. Name a folder inside it."
         ) from None
-    if not resolved.is_dir():
-        raise UsageError(f"{flag} {value} is not a folder in {workspace}. Name an existing one.")
+    if not is_dir:
+        raise UsageError(f"{flag} {shown} is not a folder in {workspace}. Name an existing one.")
     return rel.as_posix() if rel.parts else ""
 
 

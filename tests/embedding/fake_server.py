@@ -3,8 +3,10 @@
 The server answers `POST /api/embed` and `POST /v1/embeddings` like the real ones (including
 their "model not found" 404s), counts the connections it accepts and records every request.
 Tests script odd answers by queueing `Reply` objects, `WEDGE` (accept, read, never answer) or
-`TRICKLE` (answer one byte at a time, forever). The canary is a bare listener that counts
-connections which must never happen.
+`TRICKLE` (answer one byte at a time, forever). With `echo_authorization` set, it refuses
+every request with a 401 whose body quotes the Authorization header it received in the forms a
+careless server might (as sent, Python repr, JSON, percent- and HTML-encoded). The canary is
+a bare listener that counts connections which must never happen.
 
 Run alone (`python -m tests.embedding.fake_server --minilm`) it serves the real in-process
 MiniLM model, for scripts/bench_http.py; it prints `PORT <n>` and stops when stdin closes.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import html
 import json
 import socket
 import sys
@@ -24,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import numpy as np
 
@@ -85,6 +89,7 @@ class FakeEmbeddingServer:
         self.connections = 0
         self.reverse_openai_order = False
         self.close_after_reply = False
+        self.echo_authorization = False
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._sockets: list[socket.socket] = []
@@ -196,6 +201,8 @@ class _Handler(BaseHTTPRequestHandler):
                     break
             self.close_connection = True
             return
+        if owner.echo_authorization and scripted is None:
+            scripted = echo_reply(self.headers.get("Authorization", ""))
         reply = scripted if isinstance(scripted, Reply) else owner.answer(self.path, body)
         payload = reply.encoded()
         self.send_response(reply.status)
@@ -210,6 +217,23 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
     do_GET = do_POST
+
+
+def echo_reply(header: str) -> Reply:
+    """A 401 quoting `header` (as http.server decoded it: Latin-1) in many encodings."""
+    raw = header.encode("latin-1")
+    forms = [
+        header,
+        repr(header),
+        repr(raw),
+        json.dumps(header),
+        quote(header, safe=""),
+        quote_plus(header),
+        html.escape(header),
+        raw.decode("utf-8", "replace"),
+    ]
+    body = "invalid credentials: " + " | ".join(forms)
+    return Reply(401, body.encode("utf-8"), {"Content-Type": "text/plain; charset=utf-8"})
 
 
 class Canary:

@@ -161,3 +161,14 @@ def test_a_bad_limit_is_refused(homes, workspace):
 
     refused = _run(workspace, recall)
     assert isinstance(refused, MCPError) and "'many' is not a whole number" in str(refused)
+
+
+def test_a_query_with_lone_surrogates_is_cleaned_and_answered(homes, minilm, workspace):
+    _indexed(homes, minilm)
+
+    async def recall(client):
+        return await client.get_prompt("recall-history", {"query": "product cache key \ud800"})
+
+    result = _run(workspace, recall)
+    assert not isinstance(result, MCPError), result
+    assert "the cache key is the product id" in result.messages[0].content.text

@@ -25,6 +25,7 @@ from wherein.embedding.base import EmbedderIdentity, normalize_rows
 from wherein.embedding.guard import Endpoint, open_endpoint
 from wherein.embedding.transport import PinnedTransport, request_deadline
 from wherein.errors import ConfigError, EmbedderError, EndpointUnreachable
+from wherein.redaction import server_text
 
 __all__ = ["DEFAULT_MODEL", "PROBE_CEILING_S", "HttpEmbedder", "build_client"]
 
@@ -48,9 +49,21 @@ MAX_SERVER_TEXT = 300
 
 
 def build_client(endpoint: Endpoint, *, api_key: str | None, max_connections: int) -> httpx.Client:
-    """An httpx client that reaches `endpoint`'s validated addresses and nothing else."""
+    """An httpx client that reaches `endpoint`'s validated addresses and nothing else.
+
+    Raises:
+        EmbedderError: `api_key` holds a character no HTTP header can carry; nothing is sent.
+    """
     headers = {"User-Agent": f"wherein/{__version__}", "Accept": "application/json"}
     if api_key:
+        if not (api_key.isascii() and api_key.isprintable() and api_key == api_key.strip()):
+            # httpx would refuse it with the header, key and all, in its message (or a bare
+            # UnicodeEncodeError), and only once a request is under way.
+            raise EmbedderError(
+                "embedding.api_key holds a character an HTTP header cannot carry (a line "
+                "break, a control character, a space at either end or a non-ASCII letter), "
+                "so it was not sent; set the key again exactly as your provider issued it."
+            )
         headers["Authorization"] = f"Bearer {api_key}"
     return httpx.Client(
         transport=PinnedTransport(endpoint, max_connections=max_connections),
@@ -274,6 +287,4 @@ class HttpEmbedder:
 
     def _clean(self, text: str) -> str:
         """Short, one line, and never the API key (a server may echo it back)."""
-        if self._api_key:
-            text = text.replace(self._api_key, "(api key)")
-        return " ".join(text.split())[:MAX_SERVER_TEXT]
+        return server_text(text, self._api_key, MAX_SERVER_TEXT)

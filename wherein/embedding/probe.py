@@ -12,6 +12,7 @@ from typing import Any
 from wherein.config import Settings
 from wherein.embedding.guard import check_url
 from wherein.errors import EmbedderError
+from wherein.redaction import redact
 
 __all__ = ["HTTP_PROVIDERS", "describe_embedder"]
 
@@ -62,7 +63,7 @@ def describe_embedder(
     }
     try:
         embedder = embedder_class(settings, retry=False)
-    except EmbedderError as err:
-        return {**described, "answered": False}, str(err)
+    except EmbedderError as err:  # its text is redacted already; this is the last look
+        return {**described, "answered": False}, redact(str(err), settings["embedding.api_key"])
     embedder.close()
     return {**described, "dim": embedder.dimension, "answered": True}, None

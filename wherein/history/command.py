@@ -1,16 +1,18 @@
 """`wherein history index|search`: call the library, format for a terminal or as JSON.
 
-Results go to stdout; progress, the summary's notices and warnings go to stderr.
+Results go to stdout; progress, the summary's notices and warnings go to stderr. Messages are
+escaped onto one line (`untrusted.one_line`) and JSON written by `untrusted.json_text`, as the
+rest of the CLI does: a transcript quotes files and tool output, which a repository wrote.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TextIO
 
 from wherein.config import Settings
 from wherein.errors import UsageError
+from wherein.untrusted import json_text, one_line
 
 __all__ = ["run_history"]
 
@@ -29,18 +31,16 @@ def _index(settings: Settings, out: TextIO, err: TextIO) -> int:
     with ProgressDisplay(err) as display:
         summary = index_history(settings, progress=display.update)
     for notice in summary.notices:
-        print(f"wherein: {notice}", file=err)
+        print(f"wherein: {one_line(notice)}", file=err)
     if summary.cleared:
         print("wherein: the embedder changed, so the history vectors were rebuilt.", file=err)
     for item in summary.unreadable[:20]:
-        print(f"wherein: unreadable, skipped: {item}", file=err)
+        print(f"wherein: unreadable, skipped: {one_line(item)}", file=err)
     if summary.transcripts == 0:
         from wherein.history.transcripts import searched_places
 
-        print(
-            f"wherein: no Claude Code or Codex transcript found in {', '.join(searched_places())}.",
-            file=err,
-        )
+        places = one_line(", ".join(searched_places()))
+        print(f"wherein: no Claude Code or Codex transcript found in {places}.", file=err)
     print(summary.line(), file=out)
     return 0
 
@@ -53,11 +53,10 @@ def _search(args: argparse.Namespace, settings: Settings, out: TextIO, err: Text
         raise UsageError(f"--limit {args.limit} is not allowed: ask for at least 1 result.")
     result = search_history(args.query, limit=args.limit, settings=settings)
     if args.json:
-        json.dump(result.to_json(), out, ensure_ascii=False)
-        out.write("\n")
+        out.write(json_text(result.to_json()) + "\n")
         return 0
     for warning in result.warnings:
-        print(f"wherein: {warning}", file=err)
+        print(f"wherein: {one_line(warning)}", file=err)
     if not result.results:
         print("No earlier conversation matched.", file=out)
     for number, quote in enumerate(result.results):

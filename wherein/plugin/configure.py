@@ -37,8 +37,11 @@ def _setting(key: str, workspace: Path) -> dict[str, str]:
     return {"key": key, "value": shown, "source": source}
 
 
-def run_configure(workspace: Path, config: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """Apply `config["set"]` to the chosen file, or just read; returns (config block, text).
+def run_configure(workspace: Path, config: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Apply `config["set"]` to the chosen file, or just read; returns (config block, lines).
+
+    Each line is one sentence or one setting: a value a file holds may contain anything, so the
+    caller escapes each line onto one (a value must not read as a setting of its own).
 
     Raises:
         ConfigError: a key the agent may not change, or a value the settings layer refuses.
@@ -67,10 +70,10 @@ def run_configure(workspace: Path, config: dict[str, Any]) -> tuple[dict[str, An
     return block, _text(block)
 
 
-def _text(block: dict[str, Any]) -> str:
+def _text(block: dict[str, Any]) -> list[str]:
     if block["settings"]:
         rows = [f"{s['key']} = {s['value']} ({s['source']})" for s in block["settings"]]
-        return "Settings (value, then where it came from):\n" + "\n".join(rows)
+        return ["Settings (value, then where it came from):", *rows]
     lines = [f"Wrote {block['path']}:"] if block["changed"] else []
     lines += [f"{s['key']} = {s['value']} (now from {s['source']})" for s in block["changed"]]
     if block["unchanged"]:
@@ -78,4 +81,4 @@ def _text(block: dict[str, Any]) -> str:
             f"Left unchanged (a blank secret keeps the current one): "
             f"{', '.join(block['unchanged'])}."
         )
-    return "\n".join(lines) or "Nothing to change."
+    return lines or ["Nothing to change."]

@@ -4,17 +4,18 @@ Repository text is data, never instructions. Every line that came from a file si
 opening and a closing fence line carrying a nonce minted for this call (64 random bits or more,
 as hex), under one sentence saying so. A file cannot close the fence: it cannot know the nonce,
 and every excerpt line is prefixed with `| `, so no line of file text can even begin like a
-fence line. Control characters and Unicode line separators inside a line are escaped, so one
-line of a file stays one line of the answer.
+fence line. Control characters and Unicode line separators inside a line are escaped
+(`wherein.untrusted.one_line`, the same as every line outside the fence), so one line of a
+file stays one line of the answer.
 """
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Callable, Sequence
 
 from wherein.search import Hit
+from wherein.untrusted import one_line
 
 __all__ = ["FenceText", "clean_line", "fence_sentence", "mint_nonce", "render_hits"]
 
@@ -22,8 +23,6 @@ __all__ = ["FenceText", "clean_line", "fence_sentence", "mint_nonce", "render_hi
 NONCE_BYTES = 16
 EXCERPT_PREFIX = "| "
 MAX_SYMBOLS_SHOWN = 6
-# Anything that a reader could take for a line break, or that moves the cursor.
-_BREAKING = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def mint_nonce(token_hex: Callable[[int], str] = secrets.token_hex) -> str:
@@ -33,14 +32,7 @@ def mint_nonce(token_hex: Callable[[int], str] = secrets.token_hex) -> str:
 
 def clean_line(text: str) -> str:
     """One line of repository text made safe to show: breaking characters become escapes."""
-    if text.endswith("\r"):
-        text = text[:-1]
-    return _BREAKING.sub(_escape, text)
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    return one_line(text.removesuffix("\r"))
 
 
 def fence_sentence(nonce: str) -> str:

@@ -3,6 +3,10 @@
 Every object level says `additionalProperties: false`: a host that enforces the output schema
 rejects a result with one stray field, so the schema is written out by hand and results are
 built field by field to match it (DESIGN.md, "The agent tool `recall`").
+
+Arguments are cleaned here once, before anything uses them (`clean_arguments`), and a refusal
+names the argument and quotes at most MAX_ECHO_CHARS of its value, escaped: an agent that
+sends 100 KB must not get 100 KB back.
 """
 
 from __future__ import annotations
@@ -14,12 +18,14 @@ import jsonschema
 from wherein.config import KEYS, KeySpec
 from wherein.errors import UsageError
 from wherein.plugin.policy import AGENT_KEYS, in_process_providers
+from wherein.untrusted import MAX_ECHO_CHARS, as_text, echo, one_line
 
 __all__ = [
     "ACTIONS",
     "AGENT_MAX_LIMIT",
     "DESCRIPTION",
     "TOOL_NAME",
+    "clean_arguments",
     "input_schema",
     "output_schema",
     "validate_arguments",
@@ -31,6 +37,12 @@ ACTIONS = ("search", "index", "status", "configure")
 # costs more context than most files the agent would otherwise read.
 AGENT_MAX_LIMIT = 50
 MAX_QUERY_CHARS = 2000
+# PATH_MAX on Linux: no folder the agent can name is longer.
+MAX_PATH_CHARS = 4096
+# No string in a call is longer: not a query, a folder, a setting's value or a key.
+MAX_ARGUMENT_CHARS = MAX_PATH_CHARS
+# How much of the schema's own reason a refusal repeats.
+MAX_REASON_CHARS = 200
 
 DESCRIPTION = (
     "Find where something is handled in this repository: ranked code excerpts "
@@ -68,15 +80,17 @@ def _key_schema(key: str, spec: KeySpec) -> dict[str, Any]:
         if spec.maximum is not None:
             schema["maximum"] = spec.maximum
         return schema
+    text = {"maxLength": MAX_PATH_CHARS}  # a folder, a model name, a key: never longer
     if spec.kind == "list":
-        return {"type": "array", "items": {"type": "string", "pattern": "^[^,]*$"}}
+        return {"type": "array", "items": {"type": "string", "pattern": "^[^,]*$", **text}}
     if key == "embedding.provider":
         return {"type": "string", "enum": in_process_providers()}
     if spec.secret:
-        return {"type": ["string", "null"], "description": "blank or null leaves it unchanged"}
+        unchanged = "blank or null leaves it unchanged"
+        return {"type": ["string", "null"], **text, "description": unchanged}
     if spec.kind == "optional_str":
-        return {"type": ["string", "null"]}
-    return {"type": "string"}
+        return {"type": ["string", "null"], **text}
+    return {"type": "string", **text}
 
 
 def input_schema() -> dict[str, Any]:
@@ -103,10 +117,12 @@ def input_schema() -> dict[str, Any]:
             },
             "path": {
                 "type": "string",
+                "maxLength": MAX_PATH_CHARS,
                 "description": "Only results under this folder of the workspace.",
             },
             "focus": {
                 "type": "string",
+                "maxLength": MAX_PATH_CHARS,
                 "description": "Rank only inside this folder of the workspace; '.' for all of it.",
             },
             "run_in_background": {
@@ -272,6 +288,37 @@ def output_schema() -> dict[str, Any]:
     )
 
 
+def clean_arguments(arguments: Any, where: str = "") -> Any:
+    """The call's arguments with every string (keys too) fit to use: lone surrogates, which a
+    JSON string may carry and nothing downstream can encode, become U+FFFD.
+
+    Raises:
+        UsageError: a string holds a NUL, which no query, folder or setting can contain, or is
+            longer than MAX_ARGUMENT_CHARS (a message that quoted it must stay short).
+    """
+    if isinstance(arguments, dict):
+        cleaned = {}
+        for key, value in arguments.items():
+            name = clean_arguments(key, f"{where} name {echo(key)}".lstrip())
+            cleaned[name] = clean_arguments(value, f"{where}.{name}" if where else name)
+        return cleaned
+    if isinstance(arguments, list):
+        return [clean_arguments(item, f"{where}[{i}]") for i, item in enumerate(arguments)]
+    if not isinstance(arguments, str):
+        return arguments
+    name = one_line(where)[:MAX_ECHO_CHARS]
+    if len(arguments) > MAX_ARGUMENT_CHARS:  # before anything quotes it, the schema included
+        raise UsageError(
+            f"Argument {name} is {len(arguments)} characters long; no argument may be longer "
+            f"than {MAX_ARGUMENT_CHARS}."
+        )
+    if "\x00" in arguments:
+        raise UsageError(
+            f"Argument {name} holds a NUL character ({echo(arguments)}); send it without one."
+        )
+    return as_text(arguments)
+
+
 def validate_arguments(arguments: dict[str, Any]) -> None:
     """Check the call's arguments against the input schema.
 
@@ -284,5 +331,16 @@ def validate_arguments(arguments: dict[str, Any]) -> None:
         return
     where = ".".join(str(part) for part in error.absolute_path) or "arguments"
     raise UsageError(
-        f"Argument {where} is not accepted: {error.message}. See the recall input schema."
+        f"Argument {one_line(where)[:MAX_ECHO_CHARS]} is not accepted: {_reason(error)}. "
+        "See the recall input schema."
     )
+
+
+def _reason(error: jsonschema.exceptions.ValidationError) -> str:
+    """The schema's reason, short: jsonschema quotes the offending value whole."""
+    reason = error.message
+    whole = repr(error.instance)
+    if len(whole) > MAX_ECHO_CHARS:
+        reason = reason.replace(whole, echo(error.instance))
+    reason = one_line(reason)
+    return reason if len(reason) <= MAX_REASON_CHARS else reason[:MAX_REASON_CHARS] + "..."

@@ -2,7 +2,8 @@
 
 Built on the official `mcp` SDK's low-level `Server`, so the declared schemas are exactly the
 ones in schema.py. Over stdio nothing but protocol may reach stdout: the SDK's stdio transport
-points fd 1 at stderr while it serves, and logging goes to stderr.
+points fd 1 at stderr while it serves, and logging goes to stderr, each message escaped onto
+one line (`untrusted.one_line`: a logged error may name a repository's file).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from wherein.history.prompt import PROMPT_NAME, get_history_prompt, history_prom
 from wherein.plugin.schema import DESCRIPTION, TOOL_NAME, input_schema, output_schema
 from wherein.plugin.session import RecallSession
 from wherein.plugin.tool import run_recall
+from wherein.untrusted import as_text, echo, one_line, visible
 
 __all__ = ["create_server", "recall_tool", "serve"]
 
@@ -84,7 +86,7 @@ def create_server(
         if params.name != TOOL_NAME:
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"Unknown tool {params.name!r}. This server has one tool: {TOOL_NAME}.",
+                f"Unknown tool {echo(params.name)}. This server has one tool: {TOOL_NAME}.",
             )
         outcome = await run_recall(
             ctx.lifespan_context, dict(params.arguments or {}), ctx.session.report_progress
@@ -104,8 +106,9 @@ def create_server(
         ctx: ServerRequestContext[RecallSession], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         if params.name != PROMPT_NAME:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt {params.name!r}.")
-        return await get_history_prompt(params)
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt {echo(params.name)}.")
+        arguments = {name: as_text(value) for name, value in (params.arguments or {}).items()}
+        return await get_history_prompt(params.model_copy(update={"arguments": arguments}))
 
     return Server(
         "wherein",
@@ -144,10 +147,20 @@ def _start_backfill(session: RecallSession) -> None:
         logger.info("no background fill: %s", err)
 
 
+class _EscapingFormatter(logging.Formatter):
+    """Each message on its one line; a traceback keeps its lines, with no control sequence."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        return one_line(super().formatMessage(record))
+
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(super().format(record))
+
+
 def serve(workspace: Path) -> int:
     """Serve `recall` over stdin/stdout until the host closes stdin; returns the exit code."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("wherein serve: %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(_EscapingFormatter("wherein serve: %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.WARNING)

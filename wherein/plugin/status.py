@@ -13,6 +13,7 @@ from wherein.config import Settings
 from wherein.embedding.probe import describe_embedder
 from wherein.errors import ConfigError
 from wherein.index.status import read_status
+from wherein.redaction import redact
 
 __all__ = ["describe_status"]
 
@@ -45,7 +46,7 @@ def _embedding_fields(settings: Settings, indexed: str | None) -> dict[str, Any]
         provider = settings["embedding.provider"]
         described = {"provider": provider, "model": settings["embedding.model"], "dim": None,
                      "url": None, "answered": False}  # fmt: skip
-        error = str(err)
+        error = redact(str(err), settings["embedding.api_key"])
     return {
         "provider": described["provider"],
         "model": described["model"],

@@ -1,13 +1,18 @@
 """The `recall` tool itself: check the arguments, run the action, meter it, shape the result.
 
 The MCP layer (server.py) only moves arguments in and results out; everything the model reads
-is decided here and in presentation.py. Blocking work (ranking, the index) runs in a worker
-thread so the connection keeps answering pings and cancellations.
+is decided here and in presentation.py. Arguments are cleaned once, as they arrive
+(`schema.clean_arguments`). Every line of text outside the fence goes through
+`untrusted.one_line` in `_finish`, so a value a repository wrote (a root, a folder, a setting)
+stays on its own line; the fence is the one place file text appears as written. Blocking work
+(ranking, the index) runs in a worker thread so the connection keeps answering pings and
+cancellations.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,18 +25,26 @@ from wherein.plugin.configure import run_configure
 from wherein.plugin.jobs import IndexJob
 from wherein.plugin.policy import check_agent_change
 from wherein.plugin.presentation import render_hits
-from wherein.plugin.schema import validate_arguments
+from wherein.plugin.schema import AGENT_MAX_LIMIT, clean_arguments, validate_arguments
 from wherein.plugin.scoping import folder_inside
 from wherein.plugin.session import RecallSession
 from wherein.plugin.status import describe_status
 from wherein.plugin.usage import UsageRow, append_usage_row, paths_hash, utc_now
 from wherein.search import SearchResult, run_search
+from wherein.untrusted import one_line
 
 __all__ = ["RecallOutcome", "run_recall"]
+
+logger = logging.getLogger(__name__)
 
 ReportProgress = Callable[[float, float | None, str | None], Awaitable[None]]
 # How often a foreground index job is polled for progress to report to the host.
 FOREGROUND_POLL_S = 0.25
+_SOURCES = {
+    "user": "your config file",
+    "workspace": "the workspace's .wherein.toml",
+    "env": "WHEREIN_SEARCH_LIMIT",
+}
 
 
 @dataclass(frozen=True)
@@ -48,10 +61,15 @@ class RecallOutcome:
 
 @dataclass
 class _Parts:
-    """What an action produced, before the meter and the common fields are added."""
+    """What an action produced, before the meter and the common fields are added.
 
-    text: str
+    `lines` are sentences that may quote repository text, escaped onto one line each when the
+    result is finished; `fence` is the fenced block of excerpts, which goes last as it is.
+    """
+
+    lines: list[str]
     fields: dict[str, Any]
+    fence: str | None = None
     ok: bool = True
     results: int = 0
     source_chars: int = 0
@@ -66,6 +84,7 @@ async def run_recall(
     if action not in ("search", "index", "status", "configure"):
         action = "search"
     try:
+        arguments = clean_arguments(arguments)
         if action == "configure":
             _refuse_widening(arguments)
         validate_arguments(arguments)
@@ -76,12 +95,18 @@ async def run_recall(
         for warning in settings.warnings:
             parts.fields.setdefault("warnings", []).append(warning)
     except WhereinError as err:
-        parts = _Parts(
-            text=f"recall {action} failed: {err}",
-            fields={"error": {"kind": type(err).__name__, "message": str(err)}},
-            ok=False,
-        )
+        parts = _failed(action, type(err).__name__, str(err))
+    except Exception as err:  # a bug must still answer, and not with text from a repository
+        logger.exception("recall %s failed", action)
+        internal = f"an internal error ({type(err).__name__}); the server's log has the details."
+        parts = _failed(action, "InternalError", internal)
     return _finish(session, action, parts)
+
+
+def _failed(action: str, kind: str, message: str) -> _Parts:
+    message = one_line(message)
+    error = {"kind": kind, "message": message}
+    return _Parts([f"recall {action} failed: {message}"], {"error": error}, ok=False)
 
 
 def _refuse_widening(arguments: dict[str, Any]) -> None:
@@ -96,10 +121,16 @@ def _refuse_widening(arguments: dict[str, Any]) -> None:
 def _finish(session: RecallSession, action: str, parts: _Parts) -> RecallOutcome:
     """Add job news, meter the call, write the usage row, and put the text first."""
     news = session.job_news()
-    text = parts.text
+    lines = parts.lines
     if news is not None and "job" not in parts.fields:
         parts.fields["job"] = news.snapshot()
-        text = f"{news.describe()}\n{text}"
+        lines = [news.describe(), *lines]
+    if "warnings" in parts.fields:
+        parts.fields["warnings"] = [one_line(warning) for warning in parts.fields["warnings"]]
+    shown = [one_line(line) for line in lines]
+    if parts.fence is not None:
+        shown.append(parts.fence)
+    text = "\n".join(shown)
     structured: dict[str, Any] = {
         "text": text,
         "action": action,
@@ -141,6 +172,7 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     focus = (
         folder_inside(workspace, args["focus"], "focus") if args.get("focus") else args.get("focus")
     )
+    limit, capped = _limit(settings, args.get("limit"))
     embedder = await anyio.to_thread.run_sync(session.embedder, settings)
     fast_embedder = await anyio.to_thread.run_sync(session.fast_embedder, settings)
 
@@ -149,7 +181,7 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
             query,
             workspace=workspace,
             settings=settings,
-            limit=args.get("limit"),
+            limit=limit,
             path=path or None,
             focus=focus,
             embedder=embedder,
@@ -164,6 +196,8 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     count = len(result.hits)
     where = f" under {path}" if path else ""
     lines = [f"{count} result{'s' if count != 1 else ''} for {result.query!r}{where}."]
+    if capped:
+        lines.append(f"Note: {capped}")
     lines += [f"Note: {warning}" for warning in result.warnings]
     if session.backfill_error:
         lines.append(f"Note: {session.backfill_error}")
@@ -187,9 +221,23 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     if job is not None and job.running:
         fields["job"] = job.snapshot()
         lines.append(job.describe())
-    lines.append(block)
-    return _Parts("\n".join(lines), fields, results=count, source_chars=result.source_chars,
+    return _Parts(lines, fields, block, results=count, source_chars=result.source_chars,
                   paths=tuple(hit.path for hit in result.hits))  # fmt: skip
+
+
+def _limit(settings: Settings, asked: int | None) -> tuple[int, str | None]:
+    """How many results to return, and the note when a config file asked for more than the
+    agent may have: the schema caps `limit`, and this caps `search.limit` from any file."""
+    if asked is not None:
+        return asked, None
+    configured = settings["search.limit"]
+    if configured <= AGENT_MAX_LIMIT:
+        return configured, None
+    where = _SOURCES.get(settings.sources["search.limit"], "the settings")
+    return AGENT_MAX_LIMIT, (
+        f"search.limit is {configured} in {where}, above the agent's cap: at most "
+        f"{AGENT_MAX_LIMIT} results are returned."
+    )
 
 
 def _result_fields(hit) -> dict[str, Any]:
@@ -215,16 +263,16 @@ async def _index(session, settings: Settings, args, report_progress) -> _Parts:
                     "recall action=status shows its progress.")  # fmt: skip
         else:
             text = f"An index job is already running; not starting another. {job.describe()}"
-        return _Parts(text, {"job": job.snapshot("started" if started else None)})
+        return _Parts([text], {"job": job.snapshot("started" if started else None)})
     await _follow(job, report_progress)
     session.mark_job_reported()
     snapshot = job.snapshot()
     if snapshot["state"] != "done":
-        return _Parts(job.describe(), {
+        return _Parts([job.describe()], {
             "job": snapshot,
-            "error": {"kind": "IndexJobFailed", "message": snapshot["error"] or ""},
+            "error": {"kind": "IndexJobFailed", "message": one_line(snapshot["error"] or "")},
         }, ok=False)  # fmt: skip
-    return _Parts(job.describe(), {"job": snapshot})
+    return _Parts([job.describe()], {"job": snapshot})
 
 
 async def _follow(job: IndexJob, report_progress: ReportProgress | None) -> None:
@@ -241,7 +289,7 @@ async def _follow(job: IndexJob, report_progress: ReportProgress | None) -> None
                     done, total = s["chunks_done"], s["chunks_total"]
                 else:
                     done, total = s["files_done"], s["files_total"]
-                await report_progress(done, total or None, job.describe())
+                await report_progress(done, total or None, one_line(job.describe()))
     except anyio.get_cancelled_exc_class():
         job.cancel("the call that started it was cancelled")
         raise
@@ -256,11 +304,11 @@ async def _status(session, settings: Settings, _args, _progress) -> _Parts:
         fields["job"] = session.job.snapshot()
         lines.append(session.job.describe())
         session.mark_job_reported()
-    return _Parts("\n".join(lines), fields)
+    return _Parts(lines, fields)
 
 
 async def _configure(session, _settings: Settings, args, _progress) -> _Parts:
-    block, text = await anyio.to_thread.run_sync(
+    block, lines = await anyio.to_thread.run_sync(
         run_configure, session.workspace, args.get("config") or {}
     )
-    return _Parts(text, {"config": block})
+    return _Parts(lines, {"config": block})

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from wherein.config import Settings
 from wherein.errors import ModelStepError, ModelTimeout
+from wherein.redaction import server_text
 
 if TYPE_CHECKING:
     import httpx
@@ -184,7 +185,7 @@ def _post(client: httpx.Client, url: str, payload: dict[str, Any], target: ChatM
     try:
         with client.stream("POST", url, json=payload, timeout=timeout_s) as response:
             if 300 <= response.status_code < 400:
-                location = _clean(response.headers.get("location", ""))
+                location = _clean(response.headers.get("location", ""), target.api_key)
                 raise ModelStepError(
                     f"The {target.step} model {target.describe()} answered with a redirect "
                     f"(HTTP {response.status_code} to '{location}'), which wherein never "
@@ -204,8 +205,8 @@ def _post(client: httpx.Client, url: str, payload: dict[str, Any], target: ChatM
     except httpx.TransportError as err:
         raise ModelStepError(
             f"The {target.step} model {target.describe()} cannot be reached "
-            f"({type(err).__name__}: {_clean(str(err)) or 'no detail'}); start the server "
-            f"or fix {target.url_key}."
+            f"({type(err).__name__}: {_clean(str(err), target.api_key) or 'no detail'}); "
+            f"start the server or fix {target.url_key}."
         ) from None
 
 
@@ -255,8 +256,6 @@ def _server_text(body: bytes, api_key: str | None) -> str:
     return _clean(str(error if error is not None else answer), api_key)
 
 
-def _clean(text: str, api_key: str | None = None) -> str:
+def _clean(text: str, api_key: str | None) -> str:
     """Short, one line, and never the API key (a server may echo it back)."""
-    if api_key:
-        text = text.replace(api_key, "(api key)")
-    return " ".join(text.split())[:MAX_SERVER_TEXT]
+    return server_text(text, api_key, MAX_SERVER_TEXT)

@@ -1,0 +1,90 @@
+"""Text someone else wrote, made safe to show: one line, every control character visible.
+
+A cloned repository chooses its file and folder names, its files' text and its `.wherein.toml`
+values; a model server chooses its error text. Shown raw, a newline in any of them forges a
+line of our own output (a fake note beside the MCP fence, a fake "all good" on stderr), and an
+escape sequence clears the terminal, retitles it or writes the clipboard (OSC 52). So every
+place that prints such text outside the MCP fence passes it through `one_line`, and the fence
+itself uses it for each line of an excerpt. JSON keeps every value exact (`json_text`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["MAX_ECHO_CHARS", "as_text", "echo", "json_text", "one_line", "visible"]
+
+# How much of a value an error message quotes: enough to recognise it, never a dump of it.
+MAX_ECHO_CHARS = 80
+# C0 but tab and newline, DEL and C1 (ESC, CSI U+009B, NEL), Unicode line and paragraph
+# separators, the bidirectional controls that reorder what a reader sees, lone surrogates,
+# which no UTF-8 stream can even encode, and the invisible tag characters and supplementary
+# variation selectors, in which text can be hidden from a person and still read by a model.
+_CONTROLS = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+)
+_UNSAFE = re.compile(f"[\n{_CONTROLS}]")
+_UNSAFE_BUT_NEWLINE = re.compile(f"[{_CONTROLS}]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    """JSON's own escape, `\\uNNNN`: a surrogate pair for a character past U+FFFF."""
+    units = match.group().encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{units[i]:02x}{units[i + 1]:02x}" for i in range(0, len(units), 2))
+
+
+def as_text(value: str) -> str:
+    """`value` without lone surrogates, which no tokenizer, SQLite or UTF-8 stream accepts.
+
+    Undecodable argv bytes arrive as surrogates (PEP 383): they are decoded as UTF-8, with
+    U+FFFD for what is not. Any other lone surrogate (a JSON string may hold one) is U+FFFD.
+    """
+    if not _SURROGATES.search(value):
+        return value
+    try:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return _SURROGATES.sub("\ufffd", value)
+
+
+def one_line(text: str) -> str:
+    """`text` as one line of plain text: each unsafe character becomes `\\xNN` or `\\uNNNN`.
+
+    Tabs stay (they move nothing but the column); a newline becomes `\\x0a`.
+    """
+    return _UNSAFE.sub(_escape, text)
+
+
+def visible(text: str) -> str:
+    """Like `one_line`, but newlines stay: for a report of many lines (a diff, a doctor run)."""
+    return _UNSAFE_BUT_NEWLINE.sub(_escape, text)
+
+
+def echo(value: Any) -> str:
+    """A value quoted in an error message: escaped, in quotes, and cut past MAX_ECHO_CHARS."""
+    text = one_line(value if isinstance(value, str) else repr(value))
+    if len(text) <= MAX_ECHO_CHARS:
+        return f"'{text}'"
+    length = len(value) if isinstance(value, str) else len(text)
+    return f"'{text[:MAX_ECHO_CHARS]}...' ({length} characters)"
+
+
+def json_text(value: Any) -> str:
+    """`value` as JSON that a terminal shows as written and any strict parser reads back exactly.
+
+    `json.dumps` escapes C0 already; this escapes the rest of the unsafe set (C1, separators,
+    bidirectional controls, lone surrogates, tags) as `\\uNNNN`, which decodes to the same
+    string.
+    """
+    return _UNSAFE.sub(_json_escape, json.dumps(value, ensure_ascii=False))
