@@ -260,7 +260,8 @@ def subject_drop_reason(text: str) -> str | None:
 
     A component prefix (`search: ruff format`) is looked past: it names where, not what.
     """
-    return _drop_reason(text) or _drop_reason(component_prefix(text)[1])
+    components, rest = component_prefix(text)
+    return _drop_reason(text) or (_drop_reason(rest) if components else None)
 
 
 def _drop_reason(text: str) -> str | None:
