@@ -202,3 +202,14 @@ def test_parse_log_survives_odd_bytes_and_names():
     ]
     assert commits[1].changes == ()
     assert commits[2].changes[0].path == "\\xff.py"  # as the index names it
+
+
+def test_a_huge_subject_is_dropped_before_any_pattern_reads_it(tmp_path):
+    """Some subject patterns backtrack on one long word (20,000 letters took seconds)."""
+    repo = GitRepo(tmp_path / "huge")
+    repo.commit("Start the service", {"app.py": "A = 1\n"})
+    repo.commit("x" * 20_000, {"app.py": "A = 2\n"})
+    repo.commit("Serve health checks from the app", {"app.py": "A = 3\n"})
+    selection = select_questions(read_history(repo.root, commits=10))
+    assert [q.text for q in selection.questions] == ["Serve health checks from the app"]
+    assert selection.dropped == {"long": 1, "adds_or_deletes": 1}

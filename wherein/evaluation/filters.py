@@ -18,6 +18,7 @@ from wherein.ranking.signals import is_doc_path, is_test_path
 
 __all__ = [
     "DROP_REASONS",
+    "MAX_SUBJECT_CHARS",
     "MIN_CJK_LETTERS",
     "MIN_WORDS",
     "SHORT_SUBJECT_WORDS",
@@ -31,6 +32,7 @@ __all__ = [
 # Why a commit is not a question, in the order the report lists them.
 DROP_REASONS = {
     "undecodable": "subject is not valid UTF-8",
+    "long": "subject over 1,000 characters",
     "merge": "merge subject",
     "revert": "revert",
     "release": "release",
@@ -51,6 +53,9 @@ DROP_REASONS = {
     "not_indexed": "its files are not in the index (ignored, generated or too large)",
 }
 
+# Real subjects stay under a few hundred characters; the bound also caps the work the
+# patterns below do on a subject a hostile history made huge (some backtrack on long words).
+MAX_SUBJECT_CHARS = 1000
 # "Fix it" asks nothing; three words are the shortest subjects that name a behaviour.
 MIN_WORDS = 3
 # Chinese and Japanese are written without spaces: count letters instead of words.

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from wherein.evaluation.filters import (
     DROP_REASONS,
+    MAX_SUBJECT_CHARS,
     clean_subject,
     is_source_file,
     subject_drop_reason,
@@ -120,6 +121,8 @@ def _judge(
 ) -> tuple[str | None, Question | None]:
     if commit.subject is None:
         return "undecodable", None
+    if len(commit.subject) > MAX_SUBJECT_CHARS:
+        return "long", None
     text, reason = clean_subject(commit.subject)
     reason = reason or subject_drop_reason(text)
     if reason is not None:
