@@ -165,7 +165,7 @@ def _scores(report: EvalReport) -> list[str]:
         rows = [(r, m) for r, m in rows if m is not None]
         lines += [
             f'<section id="scores-{group}">',
-            f"<h2>{number}. {_e(GROUP_TITLES[group])}: {size} questions</h2>",
+            f"<h2>{number}. {_e(GROUP_TITLES[group])} ({size})</h2>",
             f'<p class="note">First {CUTOFF} results as distinct files, release notes dropped.'
             f"{_e(few)}</p>",
             *_chart(group, rows),
