@@ -13,6 +13,7 @@ PACKAGES = [
     "wherein",
     "wherein.chunking",
     "wherein.embedding",
+    "wherein.evaluation",
     "wherein.index",
     "wherein.ranking",
 ]

@@ -123,6 +123,21 @@ def _build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--project", help="only requests whose project path contains this")
     baseline.add_argument("--json", action="store_true", help="print one JSON object")
     baseline.add_argument("--html", metavar="FILE", help="also write the report as an HTML page")
+
+    evaluation = commands.add_parser("eval", help="score search on this repository's history")
+    evaluation.add_argument("--workspace", help="the git checkout (default: the current folder)")
+    evaluation.add_argument("--commits", type=int, help="mine up to N commits (default 1000)")
+    evaluation.add_argument("--since", help="only commits from this day on (YYYY-MM-DD)")
+    evaluation.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="also run with this setting, in a temporary index (repeatable)",
+    )
+    evaluation.add_argument("--tiers", action="store_true", help="also rank by each tier alone")
+    evaluation.add_argument("--json", action="store_true", help="print one JSON object")
+    evaluation.add_argument("--html", metavar="FILE", help="also write the report as an HTML page")
     return parser
 
 
@@ -143,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "uninstall": _install,
             "doctor": _doctor,
             "history": _history,
+            "eval": _eval,
         }[args.command]
         return handler(args)
     except WhereinError as err:
@@ -430,6 +446,13 @@ def _history(args: argparse.Namespace) -> int:
     from wherein.history.command import run_history
 
     return run_history(args, _settings(None), sys.stdout, sys.stderr)
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from wherein.evaluation.command import run_eval
+
+    workspace = _workspace(args)
+    return run_eval(args, workspace, _settings(workspace), sys.stdout, sys.stderr)
 
 
 def _install(args: argparse.Namespace) -> int:

@@ -26,7 +26,9 @@ __all__ = [
     "Candidate",
     "apply_signals",
     "copied_directories",
+    "is_doc_path",
     "is_symbol_query",
+    "is_test_path",
     "query_identifiers",
 ]
 
@@ -168,6 +170,16 @@ def _path_ratio(path_words: set[str], keywords: Sequence[str]) -> float:
 def _wants(query: str) -> set[str]:
     words = {w.lower() for w in re.findall(r"\w+", query)}
     return {kind for kind, triggers in _QUERY_WANTS.items() if words & set(triggers)}
+
+
+def is_test_path(path: str) -> bool:
+    """A test file or a file in a test folder (`tests/`, `test_x.py`, `x.spec.ts`, ...)."""
+    return bool(_TEST_PATH.search(path))
+
+
+def is_doc_path(path: str) -> bool:
+    """Documentation: a prose file (`.md`, `.rst`, ...) or anything under `docs/`."""
+    return bool(_DOC_PATH.search(path))
 
 
 def path_penalty(path: str, wants: set[str]) -> float:
