@@ -356,8 +356,8 @@ def _baseline(args: argparse.Namespace) -> int:
         size = write_html(summary, Path(args.html))
         print(f"wherein: wrote the HTML report to {args.html} ({size:,} bytes).", file=sys.stderr)
     if args.json:
-        json.dump(summary, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        # allow_nan=False: a non-finite figure is a bug to fail on, never `NaN` printed as JSON
+        sys.stdout.write(json.dumps(summary, ensure_ascii=False, allow_nan=False) + "\n")
     else:
         ascii_only = not _can_encode(sys.stdout, "\u2588\u2589")  # the step chart's blocks
         sys.stdout.write(format_report(summary, ascii_only=ascii_only))
