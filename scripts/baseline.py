@@ -44,8 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"baseline.py: {err}", file=sys.stderr)
         return err.exit_code
     if args.json:
-        json.dump(summary, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(json.dumps(summary, ensure_ascii=False, allow_nan=False) + "\n")
     else:
         sys.stdout.write(format_report(summary))
     return 0

@@ -427,7 +427,7 @@ def _baseline(args: argparse.Namespace) -> int:
         size = write_html(summary, Path(args.html))
         _say(f"wrote the HTML report to {args.html} ({size:,} bytes).")
     if args.json:
-        _dump(summary)
+        _dump(summary)  # built whole before writing: a failure never leaves half a JSON
     else:
         ascii_only = not _can_encode(sys.stdout, "\u2588\u2589")  # the step chart's blocks
         sys.stdout.write(visible(format_report(summary, ascii_only=ascii_only)))

@@ -85,6 +85,7 @@ def json_text(value: Any) -> str:
 
     `json.dumps` escapes C0 already; this escapes the rest of the unsafe set (C1, separators,
     bidirectional controls, lone surrogates, tags) as `\\uNNNN`, which decodes to the same
-    string.
+    string. `allow_nan=False`: a non-finite figure is a bug to fail on, never `NaN` or
+    `Infinity` printed as if it were JSON.
     """
-    return _UNSAFE.sub(_json_escape, json.dumps(value, ensure_ascii=False))
+    return _UNSAFE.sub(_json_escape, json.dumps(value, ensure_ascii=False, allow_nan=False))

@@ -39,5 +39,6 @@ def test_rows_are_read_and_bad_rows_counted(tmp_path):
     )
     assert first.project == "/srv/bot"
     assert (second.cache_write_1h, second.stored_cost) == (100, 0.5)
-    assert stats.malformed == 4
-    assert stats.malformed_by_file == {str(path): 4}
+    assert stats.malformed == 3
+    assert stats.malformed_by_file == {str(path): 3}
+    assert stats.rejected_by_reason == {"a negative count": 1}  # out of range, not malformed

@@ -104,3 +104,20 @@ def test_a_bad_price_file_is_an_error_naming_the_row_and_key(text, named):
     with pytest.raises(ConfigError, match="mine.toml") as caught:
         parse_price_table(text, "mine.toml")
     assert named in str(caught.value)
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e300", "-inf"])
+def test_a_rate_that_is_not_a_finite_number_in_range_is_refused(value):
+    path = user_prices_path()
+    path.parent.mkdir(parents=True)
+    rates = "".join(f"{key} = 1\n" for key in RATE_KEYS if key != "input")
+    path.write_text(f'[[price]]\nmodel = "m"\ninput = {value}\n{rates}', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"row 1 \(m\) of .*prices\.toml has input = "):
+        load_prices()
+
+
+def test_an_effective_date_that_is_no_real_day_in_utc_is_refused():
+    rates = "".join(f"{key} = 1\n" for key in RATE_KEYS)
+    text = f"[[price]]\nmodel = 'x'\n{rates}effective_from = 0001-01-01T00:00:00+14:00\n"
+    with pytest.raises(ConfigError, match="effective_from"):
+        parse_price_table(text, "mine.toml")

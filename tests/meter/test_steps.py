@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -138,3 +140,20 @@ def test_count_steps_of_an_empty_filter_is_empty(ledger_path):
     ledger = read_ledgers(LedgerSet(generic=(ledger_path,)))
     counts = count_steps(ledger, set(), Filters(project="nowhere"))
     assert counts[BASELINE].last_step == 0 and counts[RECALL].last_step == 0
+
+
+def test_step_sums_stay_exact_where_a_float_sum_would_drift(tmp_path):
+    largest = 10**12 - 1  # the largest count a ledger row may hold (bounds.py)
+    row = {"time": "2026-11-10T12:00:00Z", "model": "gpt-5-codex", "output_tokens": 0}
+    row.update(dict.fromkeys(("input_tokens", "cache_read_tokens", "cache_write_tokens"), largest))
+    row["cache_write_1h_tokens"] = largest
+    path = tmp_path / "calls.jsonl"
+    path.write_text(
+        "".join(json.dumps(dict(row, session=f"s{n}")) + "\n" for n in range(10_000)),
+        encoding="utf-8",
+    )
+    summary = build_baseline([path])
+    assert summary["tokens"]["input"] == 10_000 * largest
+    (bucket,) = summary["context_by_step"]["groups"]["baseline"]
+    assert bucket["context_tokens"] == 10_000 * 4 * largest  # past 2**53, where floats drift
+    assert type(bucket["context_tokens"]) is int

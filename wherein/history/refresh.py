@@ -9,6 +9,7 @@ than the one the index was built with clears the vectors first: two vector space
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import time
@@ -32,8 +33,9 @@ from wherein.history.store import (
     open_history_store,
 )
 from wherein.history.transcripts import Transcript, find_transcripts, read_conversation
-from wherein.meter.jsonl import ReadStats
+from wherein.meter.jsonl import LEDGER_FILE_MAX_BYTES, ReadStats
 from wherein.ranking.bm25 import average_idf
+from wherein.safe_files import UnsafeFile, open_regular
 
 __all__ = ["EMBED_BATCH", "HistorySummary", "index_history"]
 
@@ -136,15 +138,16 @@ def _read_changed(store: HistoryStore, transcripts: list[Transcript], summary: H
         key = str(transcript.path)
         state = states.get(key)
         try:
-            info = os.stat(transcript.path)
+            info = os.lstat(transcript.path)  # a link is judged as a link, never followed
             if state and (info.st_size, info.st_mtime_ns) == (
                 state.fingerprint.size,
                 state.fingerprint.mtime_ns,
             ):
                 continue
             digest = _sha256(transcript)
-        except OSError as err:
-            summary.unreadable.append(f"{key}: {err.strerror or err}")
+        except (OSError, UnsafeFile) as err:
+            reason = err if isinstance(err, UnsafeFile) else err.strerror or err
+            summary.unreadable.append(f"{key}: {reason}")
             present.discard(key)  # unreadable now is not deleted: keep what was indexed
             states.pop(key, None)
             continue
@@ -221,8 +224,21 @@ def _embed_pending(store: HistoryStore, embedder: Embedder, summary: HistorySumm
 
 
 def _sha256(transcript: Transcript) -> str:
+    """The file's digest, read as its lines will be (see `wherein.meter.jsonl`).
+
+    Raises:
+        UnsafeFile: a link, not a regular file, too large or unreadable.
+        FileNotFoundError: it vanished since it was found.
+    """
     digest = hashlib.sha256()
-    with open(transcript.path, "rb") as handle:
+    handle = open_regular(transcript.path, max_bytes=LEDGER_FILE_MAX_BYTES)
+    if handle is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(transcript.path))
+    with handle:
+        budget = LEDGER_FILE_MAX_BYTES  # a file growing while it is hashed stops at the cap
         for block in iter(lambda: handle.read(HASH_BLOCK), b""):
+            budget -= len(block)
+            if budget < 0:
+                raise UnsafeFile(f"it is larger than {LEDGER_FILE_MAX_BYTES:,} bytes")
             digest.update(block)
     return digest.hexdigest()

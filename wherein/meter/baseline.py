@@ -77,6 +77,9 @@ def build_baseline(
     if with_days:
         summary["cost_by_day"] = day_costs(ledger, prices, filters, one_hour_as_5m=one_hour_as_5m)
     summary["usage_rows_malformed"] = usage_stats.malformed
+    summary["usage_rows_rejected"] = usage_stats.rejected
+    summary["usage_rejected"] = usage_stats.rejected_list()
+    summary["sources"]["unreadable"] += usage_stats.unreadable
     summary["filters"] = {"since": since, "until": until, "project": project}
     summary["rules"]["user_price_file"] = str(user_prices_path(environ))
     return summary

@@ -15,7 +15,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from wherein.meter.jsonl import ReadStats, is_amount, is_count, iter_json_lines, parse_time
+from wherein.meter.bounds import (
+    COUNT_TOO_LARGE,
+    MAX_COUNT,
+    NEGATIVE_COUNT,
+    OutOfRange,
+    check_cost,
+    check_count,
+    check_time,
+)
+from wherein.meter.jsonl import ReadStats, iter_json_lines
 from wherein.meter.table import SOURCE_CLAUDE, Request, RequestTable
 
 __all__ = [
@@ -79,7 +88,7 @@ class ClaudeReader:
         self._tool_ids: set[str] = set()
 
     def read(self, path: Path) -> None:
-        """Read one transcript."""
+        """Read one transcript; a link found under `projects/` is not followed (see jsonl.py)."""
         fallback_project = _project_from_path(path)
         for line in iter_json_lines(path, self.stats):
             if not isinstance(line, dict):
@@ -98,7 +107,11 @@ class ClaudeReader:
             self._note_recall(session, message.get("content"))
             if message.get("model") == SYNTHETIC_MODEL:
                 continue
-            request = _request(line, message, session, fallback_project)
+            try:
+                request = _request(line, message, session, fallback_project)
+            except OutOfRange as err:
+                self.stats.note_rejected(path, err.reason)
+                continue
             if request is None:
                 self.stats.note_malformed(path)
                 continue
@@ -146,10 +159,14 @@ class ClaudeReader:
 
 
 def _request(line: dict, message: dict, session: str, fallback_project: str) -> Request | None:
-    """The request one assistant line describes, or None when its usage is malformed."""
+    """The request one assistant line describes, or None when its usage is malformed.
+
+    Raises:
+        OutOfRange: a count, the stored cost or the time is out of range (see bounds.py).
+    """
     usage = message.get("usage")
     model = message.get("model")
-    when = parse_time(line.get("timestamp"))
+    when = check_time(line.get("timestamp"))
     if not isinstance(usage, dict) or not isinstance(model, str) or not model or when is None:
         return None
     counts = (
@@ -158,15 +175,17 @@ def _request(line: dict, message: dict, session: str, fallback_project: str) -> 
         usage.get("cache_read_input_tokens", 0),
         usage.get("output_tokens"),
     )
-    for count in counts:  # inline is_count: this runs once per line
-        if type(count) is not int or count < 0:
+    for count in counts:  # inline check_count: this runs once per line
+        if type(count) is not int:
             return None
+        if not 0 <= count < MAX_COUNT:
+            raise OutOfRange(NEGATIVE_COUNT if count < 0 else COUNT_TOO_LARGE)
     input_tokens, cache_write, cache_read, output = counts
     write_1h = 0
     split = usage.get("cache_creation")
     if isinstance(split, dict):
         one_hour = split.get("ephemeral_1h_input_tokens", 0)
-        if not is_count(one_hour):
+        if not check_count(one_hour):
             return None
         # Whatever of the total the split does not put under 1h is billed at the 5-minute
         # rate, Anthropic's default TTL; a split larger than the total is capped by it.
@@ -183,7 +202,7 @@ def _request(line: dict, message: dict, session: str, fallback_project: str) -> 
         cache_write_5m=cache_write - write_1h,
         cache_write_1h=write_1h,
         output=output,
-        stored_cost=float(cost) if is_amount(cost) else None,
+        stored_cost=float(cost) if check_cost(cost) else None,  # not a number: priced instead
         source=SOURCE_CLAUDE,
     )
 

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from wherein.meter.jsonl import ReadStats, is_count, iter_json_lines, parse_time
+from wherein.meter.bounds import OutOfRange, check_count, check_time
+from wherein.meter.jsonl import ReadStats, iter_json_lines
 from wherein.meter.table import SOURCE_CODEX, Request, RequestTable
 
 __all__ = ["UNKNOWN_MODEL", "codex_rollouts", "codex_sessions_dir", "read_codex"]
@@ -38,7 +39,8 @@ def codex_rollouts(environ: Mapping[str, str] | None = None) -> list[Path]:
 
 
 def read_codex(path: Path, table: RequestTable, stats: ReadStats) -> None:
-    """Add one rollout's requests to `table`."""
+    """Add one rollout's requests to `table`; an event with a total or time out of range is
+    rejected, and the next request is counted from the last total in range."""
     session = path.stem
     project = ""
     model = UNKNOWN_MODEL
@@ -62,8 +64,12 @@ def read_codex(path: Path, table: RequestTable, stats: ReadStats) -> None:
         elif kind == "event_msg" and isinstance(payload, dict):
             if payload.get("type") != "token_count" or payload.get("info") is None:
                 continue  # other events, and token_count before the first response
-            current = _totals(payload.get("info"))
-            when = parse_time(line.get("timestamp"))
+            try:
+                current = _totals(payload.get("info"))
+                when = check_time(line.get("timestamp"))
+            except OutOfRange as err:
+                stats.note_rejected(path, err.reason)
+                continue
             if current is None or when is None:
                 stats.note_malformed(path)
                 continue
@@ -90,7 +96,11 @@ def read_codex(path: Path, table: RequestTable, stats: ReadStats) -> None:
 
 
 def _totals(info: Any) -> tuple[int, int, int] | None:
-    """(input incl. cached, cached input, output incl. reasoning) from `info`, or None."""
+    """(input incl. cached, cached input, output incl. reasoning) from `info`, or None.
+
+    Raises:
+        OutOfRange: a total is negative or 10**12 or more (so is every request it would add).
+    """
     if not isinstance(info, dict) or not isinstance(info.get("total_token_usage"), dict):
         return None
     usage = info["total_token_usage"]
@@ -99,7 +109,7 @@ def _totals(info: Any) -> tuple[int, int, int] | None:
         usage.get("cached_input_tokens", 0),
         usage.get("output_tokens"),
     )
-    if not all(is_count(v) for v in values):
+    if not all(check_count(v) for v in values):
         return None
     return values  # type: ignore[return-value]
 

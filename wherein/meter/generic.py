@@ -13,7 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from wherein.meter.jsonl import ReadStats, is_amount, is_count, iter_json_lines, parse_time
+from wherein.meter.bounds import OutOfRange, check_cost, check_count, check_time
+from wherein.meter.jsonl import ReadStats, iter_json_lines
 from wherein.meter.table import SOURCE_GENERIC, Request, RequestTable
 
 __all__ = ["REQUIRED_COUNTS", "read_generic"]
@@ -22,9 +23,17 @@ REQUIRED_COUNTS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "o
 
 
 def read_generic(path: Path, table: RequestTable, stats: ReadStats) -> None:
-    """Add every well-formed row of `path` to `table`; count the others as malformed."""
-    for row in iter_json_lines(path, stats):
-        request = _request(row, path)
+    """Add every well-formed row of `path` to `table`; count the others as malformed, or as
+    rejected when a value is out of range.
+
+    `path` was named by the user (`--ledger`), so a link there is followed.
+    """
+    for row in iter_json_lines(path, stats, follow_links=True):
+        try:
+            request = _request(row, path)
+        except OutOfRange as err:
+            stats.note_rejected(path, err.reason)
+            continue
         if request is None:
             stats.note_malformed(path)
             continue
@@ -34,16 +43,16 @@ def read_generic(path: Path, table: RequestTable, stats: ReadStats) -> None:
 def _request(row: Any, path: Path) -> Request | None:
     if not isinstance(row, dict):
         return None
-    when = parse_time(row.get("time"))
+    when = check_time(row.get("time"))
     session, model = row.get("session"), row.get("model")
     if when is None or not _is_text(session) or not _is_text(model):
         return None
     counts = [row.get(key) for key in REQUIRED_COUNTS]
     one_hour = row.get("cache_write_1h_tokens", 0)
-    if not all(is_count(c) for c in (*counts, one_hour)):
+    if not all(check_count(c) for c in (*counts, one_hour)):
         return None
     cost = row.get("cost_usd")
-    if cost is not None and not is_amount(cost):
+    if cost is not None and not check_cost(cost):
         return None
     project = row.get("project")
     input_tokens, cache_read, cache_write, output = counts

@@ -126,7 +126,7 @@ def _checked_script(text: str) -> str:
 
 def _json_for_script(data: dict) -> str:
     """JSON that cannot end its <script> element: '<', '>' and '&' as JSON escapes."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

@@ -25,6 +25,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     tomllib = None  # type: ignore[assignment]
 
 from wherein.errors import ConfigError
+from wherein.meter.bounds import MAX_RATE_USD, OutOfRange, check_time
 
 __all__ = [
     "PriceBook",
@@ -42,6 +43,7 @@ RATE_KEYS = ("input", "cache_write_5m", "cache_write_1h", "cache_read", "output"
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 SNAPSHOT_SUFFIX = re.compile(r"-\d{8}$")  # claude-sonnet-4-5-20250929 -> claude-sonnet-4-5
 MINUTES_PER_DAY = 24 * 60
+YEARS = "2000 .. 2099"  # bounds.check_time's range
 
 
 @dataclass(frozen=True)
@@ -231,8 +233,10 @@ def _parse_rates(table: dict, where: str) -> Rates:
     values = {}
     for key in RATE_KEYS:
         value = table.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _bad(where, key, value, "give USD per million tokens (a number, 0 or more).")
+        if not 0 <= value < MAX_RATE_USD:  # also refuses NaN and the infinities
+            raise _bad(where, key, value, f"give USD per million tokens, 0 to {MAX_RATE_USD:,}.")
         values[key] = float(value)
     return Rates(**values)
 
@@ -244,14 +248,12 @@ def _parse_effective(value: Any, where: str) -> float | None:
     if not isinstance(text, str):
         raise _bad(where, "effective_from", value, "use a date.")
     try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as err:
-        raise _bad(
-            where, "effective_from", text, "use 2026-08-16 or 2026-08-16T16:00:00Z."
-        ) from err
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
+        when = check_time(text)
+    except OutOfRange as err:
+        raise _bad(where, "effective_from", text, f"use a date in {YEARS}.") from err
+    if when is None:
+        raise _bad(where, "effective_from", text, "use 2026-08-16 or 2026-08-16T16:00:00Z.")
+    return when
 
 
 def _parse_windows(value: Any, where: str) -> tuple[tuple[int, int], ...]:

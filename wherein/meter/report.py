@@ -21,6 +21,11 @@ NO_RECALL_YET = (
     "No session has used recall yet, so there is nothing to compare: "
     "every session above is the baseline."
 )
+LINK_REASON = "it is a symbolic link"  # wherein.safe_files' reason
+LINKS_NOT_FOLLOWED = (
+    "Links inside the agent folders are not followed and only regular files are read there: "
+    "put the file itself in place of a link to count it."
+)
 CAVEAT = "the groups differ in more than recall (task, length, model): a measurement, not a proof"
 
 Row = tuple[str, str, str]  # label, value, note
@@ -150,6 +155,19 @@ def _notes(summary: dict) -> list[str]:
     ledger_bad = _count(summary["malformed_lines"])
     usage_bad = _count(summary["usage_rows_malformed"])
     notes = [f"Malformed lines skipped: {ledger_bad} in the ledgers, {usage_bad} in usage.jsonl."]
+    # .get: a summary saved as JSON before rows were rejected has no such keys
+    rejected = summary.get("rejected", [])
+    if rejected:
+        rows = _rows(summary["rejected_rows"])
+        reasons = _reasons(rejected)
+        notes.append(
+            f"{rows} rejected as out of range and left out of every figure: {reasons}; "
+            "check what wrote those lines."
+        )
+    usage_rejected = summary.get("usage_rejected", [])
+    if usage_rejected:
+        rows = _rows(summary["usage_rows_rejected"])
+        notes.append(f"{rows} of usage.jsonl rejected as out of range: {_reasons(usage_rejected)}.")
     if not summary["requests"]:
         notes.append("No request in these ledgers matches --since, --until and --project.")
     for item in summary["unpriced_models"]:
@@ -172,11 +190,24 @@ def _notes(summary: dict) -> list[str]:
     if summary["unmatched_usage_rows"]:
         stray = _count(summary["unmatched_usage_rows"])
         notes.append(f"{stray} recall calls in usage.jsonl match no session of these ledgers.")
-    notes += [f"Unreadable, skipped: {item}" for item in summary["sources"]["unreadable"]]
+    unreadable = summary["sources"]["unreadable"]
+    notes += [f"Unreadable, skipped: {item}" for item in unreadable]
+    if any(item.endswith(LINK_REASON) for item in unreadable):
+        notes.append(LINKS_NOT_FOLLOWED)
     rules = summary["rules"]
     tables = ", ".join(rules["price_tables"])
     notes.append(f"Prices: {tables}; 1-hour cache writes at the {rules['one_hour_cache_writes']}.")
     return notes
+
+
+def _rows(n: int) -> str:
+    return f"{n:,} row" if n == 1 else f"{n:,} rows"
+
+
+def _reasons(rejected: list[dict]) -> str:
+    return "; ".join(
+        f"{item['rows']:,} with {item['reason']} (first at {item['first']})" for item in rejected
+    )
 
 
 def _requests(n: int) -> str:

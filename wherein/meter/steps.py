@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wherein.meter.bounds import MAX_COUNT
 from wherein.meter.ledgers import Ledger
 from wherein.meter.summary import BASELINE, RECALL, Filters
 
@@ -38,6 +39,8 @@ HTML_BUCKETS = 60  # points per line: enough for the shape, few enough to read o
 TEXT_BUCKETS = 15  # rows in the terminal chart: one screen beside the rest of the report
 NICE_MANTISSAS = (1, 2, 5)  # bucket widths 1, 2, 5, 10, 20, 50, ... steps
 GROUP_NAMES = {BASELINE: "baseline", RECALL: "with recall"}
+# A request's context is four counts, each below MAX_COUNT (bounds.py rejects the rest).
+INT64_SAFE_ROWS = np.iinfo(np.int64).max // (4 * MAX_COUNT)
 
 
 @dataclass(frozen=True)
@@ -181,8 +184,11 @@ def _steps_within_runs(sessions: np.ndarray) -> np.ndarray:
 
 def _tally(step: np.ndarray, context: np.ndarray) -> StepCounts:
     sessions = np.bincount(step).astype(np.int64)
-    # bincount sums weights in float64: exact up to 2**53 tokens per step, far beyond any ledger
-    sums = np.rint(np.bincount(step, weights=context)).astype(np.int64)
+    # Exact sums: bincount's float64 weights drift past 2**53, so int64, which no sum of
+    # fewer than INT64_SAFE_ROWS requests can overflow; past that, Python ints.
+    exact = np.int64 if len(context) < INT64_SAFE_ROWS else object
+    sums = np.zeros(len(sessions), dtype=exact)
+    np.add.at(sums, step, context.astype(exact))
     return StepCounts(sessions, sums)
 
 

@@ -133,6 +133,8 @@ def summarize(
         "avg_context_pooled": everyone.pooled(),
         "avg_context_typical": everyone.typical(),
         "malformed_lines": ledger.stats.malformed,
+        "rejected_rows": ledger.stats.rejected,
+        "rejected": ledger.stats.rejected_list(),
         "unpriced_models": [
             {"model": model, "requests": n, "tokens": t, "reason": _why_unpriced(prices, model)}
             for model, (n, t) in sorted(totals.unpriced.items())

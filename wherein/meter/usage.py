@@ -8,12 +8,14 @@ how much text recall returned against the source it was drawn from.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from wherein.index.location import data_home
-from wherein.meter.jsonl import ReadStats, is_count, iter_json_lines, parse_time
+from wherein.meter.bounds import OutOfRange, check_count, check_time
+from wherein.meter.jsonl import ReadStats, iter_json_lines
 
 __all__ = ["SEARCH_ACTION", "UsageRow", "read_usage", "usage_path"]
 
@@ -40,12 +42,17 @@ def usage_path(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def read_usage(path: Path, stats: ReadStats) -> list[UsageRow]:
-    """Every well-formed row of `path` (none if it does not exist); bad rows are counted."""
-    if not path.is_file():
+    """Every well-formed row of `path` (none if nothing is there); bad rows are counted, as
+    malformed or, a value out of range, as rejected. A link at `path` is not followed."""
+    if not os.path.lexists(path):
         return []
     rows = []
     for line in iter_json_lines(path, stats):
-        row = _row(line)
+        try:
+            row = _row(line)
+        except OutOfRange as err:
+            stats.note_rejected(path, err.reason)
+            continue
         if row is None:
             stats.note_malformed(path)
             continue
@@ -56,7 +63,7 @@ def read_usage(path: Path, stats: ReadStats) -> list[UsageRow]:
 def _row(line: object) -> UsageRow | None:
     if not isinstance(line, dict):
         return None
-    when = parse_time(line.get("time"))
+    when = check_time(line.get("time"))
     session, action = line.get("session"), line.get("action")
     workspace = line.get("workspace", "")
     results, returned = line.get("results"), line.get("returned_chars")
@@ -65,6 +72,6 @@ def _row(line: object) -> UsageRow | None:
         return None
     if not isinstance(action, str) or not isinstance(workspace, str):
         return None
-    if not (is_count(results) and is_count(returned) and is_count(source)):
+    if not (check_count(results) and check_count(returned) and check_count(source)):
         return None
     return UsageRow(when, session, workspace, action, results, returned, source)
