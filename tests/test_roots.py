@@ -25,24 +25,34 @@ STATIC = {"WHEREIN_EMBEDDING_PROVIDER": "static"}
 
 @pytest.fixture
 def workspace(tmp_path):
-    return write_tree(tmp_path / "ws", {
-        "app/main.py": "from widgets import render_widget\n\ndef main():\n    render_widget()\n",
-        "lib/helpers.py": "def local_helper():\n    return 1\n",
-    })  # fmt: skip
+    return write_tree(
+        tmp_path / "ws",
+        {
+            "app/main.py": (
+                "from widgets import render_widget\n\ndef main():\n    render_widget()\n"
+            ),
+            "lib/helpers.py": "def local_helper():\n    return 1\n",
+        },
+    )
 
 
 @pytest.fixture
 def library(tmp_path):
     """A library tree shaped like an installed package, with what must not be indexed."""
-    return write_tree(tmp_path / "deps" / "site-packages", {
-        "widgets/render.py": "def render_widget(size):\n    '''Draw a widget.'''\n    return 1\n",
-        "widgets/node_modules/leftpad/index.js": "function padLeftNested() {}\n",
-        "widgets/vendor/site-packages/inner/mod.py": "def nested_site_function(): pass\n",
-        "widgets/.venv/lib/x.py": "def venv_function(): pass\n",
-        "widgets-1.0.dist-info/METADATA": "Name: widgets\n\nDraw a widget.\n",
-        "widgets.egg-info/PKG-INFO": "Name: widgets\n",
-        "__pycache__/render.cpython-311.pyc": b"\x00\x01",
-    })  # fmt: skip
+    return write_tree(
+        tmp_path / "deps" / "site-packages",
+        {
+            "widgets/render.py": (
+                "def render_widget(size):\n    '''Draw a widget.'''\n    return 1\n"
+            ),
+            "widgets/node_modules/leftpad/index.js": "function padLeftNested() {}\n",
+            "widgets/vendor/site-packages/inner/mod.py": "def nested_site_function(): pass\n",
+            "widgets/.venv/lib/x.py": "def venv_function(): pass\n",
+            "widgets-1.0.dist-info/METADATA": "Name: widgets\n\nDraw a widget.\n",
+            "widgets.egg-info/PKG-INFO": "Name: widgets\n",
+            "__pycache__/render.cpython-311.pyc": b"\x00\x01",
+        },
+    )
 
 
 def search(workspace: Path, query: str, roots: list[str], **kwargs):
@@ -107,21 +117,32 @@ def test_results_from_a_root_carry_the_labelled_path_and_the_absolute_source_pat
 def test_the_root_is_entered_whatever_it_is_called_but_the_skip_list_applies_below(
     tmp_path, workspace
 ):
-    scoped = write_tree(tmp_path / "project" / "node_modules" / "@acme", {
-        "ui/button.js": "export function acmeButton() {}\n",
-        "ui/node_modules/dep/index.js": "export function nestedDep() {}\n",
-    })  # fmt: skip
-    site = write_tree(tmp_path / "env" / "site-packages", {
-        "pkg/core.py": "def core(): pass\n",
-        "pkg/site-packages/other/mod.py": "def other(): pass\n",
-        "pkg/dist-packages/third/mod.py": "def third(): pass\n",
-    })  # fmt: skip
+    scoped = write_tree(
+        tmp_path / "project" / "node_modules" / "@acme",
+        {
+            "ui/button.js": "export function acmeButton() {}\n",
+            "ui/node_modules/dep/index.js": "export function nestedDep() {}\n",
+        },
+    )
+    site = write_tree(
+        tmp_path / "env" / "site-packages",
+        {
+            "pkg/core.py": "def core(): pass\n",
+            "pkg/site-packages/other/mod.py": "def other(): pass\n",
+            "pkg/dist-packages/third/mod.py": "def third(): pass\n",
+        },
+    )
     search(workspace, "button", [str(scoped), str(site)])
     paths = indexed_paths(workspace)
     assert "@acme/ui/button.js" in paths
     assert "site-packages/pkg/core.py" in paths
-    nested = [p for p in paths if "node_modules" in p.split("/")[1:] or
-              "site-packages" in p.split("/")[1:] or "dist-packages" in p]  # fmt: skip
+    nested = [
+        p
+        for p in paths
+        if "node_modules" in p.split("/")[1:]
+        or "site-packages" in p.split("/")[1:]
+        or "dist-packages" in p
+    ]
     assert nested == []
 
 
@@ -233,12 +254,20 @@ def test_an_unreadable_root_is_reported_and_skipped(tmp_path, workspace, library
     try:
         assert_permissions_apply(prefix, locked / "secret.py")
         env = {**STATIC, "WHEREIN_SCOPE_SOURCE_ROOTS": f"{locked},deps={library}"}
-        found = run_wherein("search", "render_widget", "--workspace", str(workspace), "--json",
-                            prefix=prefix, env=env)  # fmt: skip
+        found = run_wherein(
+            "search",
+            "render_widget",
+            "--workspace",
+            str(workspace),
+            "--json",
+            prefix=prefix,
+            env=env,
+        )
         assert found.returncode == 0, found.stderr
         payload = json.loads(found.stdout)
-        assert any(f"{locked} cannot be read (Permission denied)" in w
-                   for w in payload["warnings"]), payload["warnings"]  # fmt: skip
+        assert any(
+            f"{locked} cannot be read (Permission denied)" in w for w in payload["warnings"]
+        ), payload["warnings"]
         assert payload["results"][0]["path"] == "deps/widgets/render.py"
     finally:
         os.chmod(locked, 0o755)
@@ -250,22 +279,25 @@ def test_an_unreadable_root_is_reported_and_skipped(tmp_path, workspace, library
 
 @pytest.fixture
 def project(tmp_path):
-    return write_tree(tmp_path / "project", {
-        ".venv/pyvenv.cfg": "home = /usr/bin\n",
-        ".venv/lib/python3.11/site-packages/requests/api.py": "def get(url): pass\n",
-        "web/app.ts": (
-            "import React from 'react';\n"
-            "import { Button } from \"@acme/ui/button\";\n"
-            "import local from './local';\n"
-            "import fs from 'node:fs';\n"
-            "const missing = require('not-installed');\n"
-        ),
-        "packages/site/src/pad.js": "const pad = require('left-pad');\n",
-        "node_modules/react/index.js": "module.exports = {};\n",
-        "node_modules/@acme/ui/button.js": "export function Button() {}\n",
-        "node_modules/unused/index.js": "module.exports = {};\n",
-        "packages/site/node_modules/left-pad/index.js": "module.exports = pad;\n",
-    })  # fmt: skip
+    return write_tree(
+        tmp_path / "project",
+        {
+            ".venv/pyvenv.cfg": "home = /usr/bin\n",
+            ".venv/lib/python3.11/site-packages/requests/api.py": "def get(url): pass\n",
+            "web/app.ts": (
+                "import React from 'react';\n"
+                'import { Button } from "@acme/ui/button";\n'
+                "import local from './local';\n"
+                "import fs from 'node:fs';\n"
+                "const missing = require('not-installed');\n"
+            ),
+            "packages/site/src/pad.js": "const pad = require('left-pad');\n",
+            "node_modules/react/index.js": "module.exports = {};\n",
+            "node_modules/@acme/ui/button.js": "export function Button() {}\n",
+            "node_modules/unused/index.js": "module.exports = {};\n",
+            "packages/site/node_modules/left-pad/index.js": "module.exports = pad;\n",
+        },
+    )
 
 
 def test_roots_suggest_lists_the_virtualenv_and_the_imported_packages(project, monkeypatch):
@@ -307,8 +339,9 @@ def test_roots_suggest_skips_folders_linked_out_of_the_workspace(tmp_path, monke
 
 def test_the_suggested_command_adds_every_root_in_one_go(project, monkeypatch):
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
-    payload = json.loads(run_wherein("roots", "suggest", "--workspace", str(project),
-                                     "--json").stdout)  # fmt: skip
+    payload = json.loads(
+        run_wherein("roots", "suggest", "--workspace", str(project), "--json").stdout
+    )
     words = shlex.split(payload["command"])
     assert words[:2] == ["wherein", "config"]
     assert run_wherein(*words[1:]).returncode == 0
@@ -316,8 +349,9 @@ def test_the_suggested_command_adds_every_root_in_one_go(project, monkeypatch):
     result = json.loads(found.stdout)
     assert result["warnings"] == []
     assert result["results"][0]["path"] == "ui/button.js"
-    again = json.loads(run_wherein("roots", "suggest", "--workspace", str(project),
-                                   "--json").stdout)  # fmt: skip
+    again = json.loads(
+        run_wherein("roots", "suggest", "--workspace", str(project), "--json").stdout
+    )
     assert again["suggestions"] == [] and again["command"] is None
 
 

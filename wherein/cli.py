@@ -247,8 +247,9 @@ def _index(args: argparse.Namespace) -> int:
         _say(f"another process is indexing {workspace}; waiting for it to finish.")
 
     with ProgressDisplay(sys.stderr) as display:
-        summary = build_index(workspace, settings, progress=display.update, on_wait=waiting,
-                              focus=scope.focus)  # fmt: skip
+        summary = build_index(
+            workspace, settings, progress=display.update, on_wait=waiting, focus=scope.focus
+        )
     for notice in summary.notices:
         _say(notice)
     for item in summary.report.unreadable[:20]:
@@ -297,8 +298,11 @@ def _status(args: argparse.Namespace) -> int:
     try:
         status["scope"] = resolve_scope(workspace, None, settings).to_json()
     except UsageError as err:  # a stale configured focus must not hide the rest of the status
-        status["scope"] = {"focus": settings["scope.focus"], "resolved_by": "explicit",
-                           "error": str(err)}  # fmt: skip
+        status["scope"] = {
+            "focus": settings["scope.focus"],
+            "resolved_by": "explicit",
+            "error": str(err),
+        }
     status["root_problems"] = list(plan.problems)
     # "embedder" is the configured one and whether it answered; the index's stored identity
     # moves to "index_embedder".
@@ -340,8 +344,10 @@ def _print_scopes(status: dict, markers: list[str]) -> None:
         for item in status["scopes"]:
             _show(f"  {item['focus']}  {item['chunks']} chunks in {item['files']} files")
     for root in status.get("roots", []):
-        _show(f"root       {root['label']}={root['path']}  {root['chunks']} chunks in "
-              f"{root['files']} files")  # fmt: skip
+        _show(
+            f"root       {root['label']}={root['path']}  {root['chunks']} chunks in "
+            f"{root['files']} files"
+        )
     for problem in status["root_problems"]:
         _show(f"unusable   {problem}")
     if not status.get("roots") and not status["root_problems"]:
@@ -365,8 +371,10 @@ def _roots(args: argparse.Namespace) -> int:
         _dump(payload)
         return 0
     if not suggestions:
-        print("No library folder to suggest: no virtualenv or python3 found, and no imported "
-              "package in a node_modules (or all are configured already).")  # fmt: skip
+        print(
+            "No library folder to suggest: no virtualenv or python3 found, and no imported "
+            "package in a node_modules (or all are configured already)."
+        )
         return 0
     for s in suggestions:
         _show(f"{s.entry}\t({s.kind}: {s.reason})")
@@ -467,8 +475,9 @@ def _install(args: argparse.Namespace) -> int:
     workspace = _workspace(args)
     if args.command == "install":
         scope = "project" if args.project else "user"
-        plan = plan_install(args.agents, scope, workspace, server_command(args.command_name),
-                            args.with_instructions)  # fmt: skip
+        plan = plan_install(
+            args.agents, scope, workspace, server_command(args.command_name), args.with_instructions
+        )
     else:
         scopes = ("project",) if args.project else ("user",) if args.user else ("user", "project")
         plan = plan_uninstall(args.agents, scopes, workspace)

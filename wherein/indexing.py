@@ -127,8 +127,13 @@ def build_index(
             try:
                 if not _nothing_to_embed(store, settings):
                     embedder = create_embedder(settings)
-                    embedded = embed_pending(store, embedder, budget_s=None, progress=counted,
-                                             paths_first=[focus] if focus else [])  # fmt: skip
+                    embedded = embed_pending(
+                        store,
+                        embedder,
+                        budget_s=None,
+                        progress=counted,
+                        paths_first=[focus] if focus else [],
+                    )
             except EndpointUnreachable as err:
                 pending = store.pending_count()[1]
                 left = (

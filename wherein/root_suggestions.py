@@ -45,8 +45,13 @@ class RootSuggestion:
     reason: str
 
     def to_json(self) -> dict[str, str]:
-        return {"entry": self.entry, "label": self.label, "path": self.path,
-                "kind": self.kind, "reason": self.reason}  # fmt: skip
+        return {
+            "entry": self.entry,
+            "label": self.label,
+            "path": self.path,
+            "kind": self.kind,
+            "reason": self.reason,
+        }
 
 
 def suggest_roots(workspace: Path, configured: list[str]) -> list[RootSuggestion]:
@@ -62,8 +67,9 @@ def suggest_roots(workspace: Path, configured: list[str]) -> list[RootSuggestion
         found.append(_suggestion(workspace, path, label, "node", f"imported as '{package}'"))
     kept: list[RootSuggestion] = []
     for suggestion in found:
-        resolved = Path(suggestion.path if os.path.isabs(suggestion.path)
-                        else workspace / suggestion.path).resolve()  # fmt: skip
+        resolved = Path(
+            suggestion.path if os.path.isabs(suggestion.path) else workspace / suggestion.path
+        ).resolve()
         if resolved in taken:
             continue
         taken.add(resolved)
@@ -76,7 +82,7 @@ def suggest_roots(workspace: Path, configured: list[str]) -> list[RootSuggestion
                 suggestion.path,
                 suggestion.kind,
                 suggestion.reason,
-            )  # fmt: skip
+            )
         )
     return kept
 
@@ -156,8 +162,13 @@ def _purelibs(prefix: Path) -> list[Path]:
 
 def _ask_python(python: str) -> Path | None:
     try:
-        done = subprocess.run([python, "-c", _PURELIB], capture_output=True, text=True,
-                              timeout=PYTHON_PROBE_TIMEOUT_S, check=False)  # fmt: skip
+        done = subprocess.run(
+            [python, "-c", _PURELIB],
+            capture_output=True,
+            text=True,
+            timeout=PYTHON_PROBE_TIMEOUT_S,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = done.stdout.strip()

@@ -89,8 +89,9 @@ async def run_recall(
             _refuse_widening(arguments)
         validate_arguments(arguments)
         settings = load_settings(session.workspace)
-        handler = {"search": _search, "index": _index, "status": _status,
-                   "configure": _configure}[action]  # fmt: skip
+        handler = {"search": _search, "index": _index, "status": _status, "configure": _configure}[
+            action
+        ]
         parts = await handler(session, settings, arguments, report_progress)
         for warning in settings.warnings:
             parts.fields.setdefault("warnings", []).append(warning)
@@ -221,8 +222,14 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     if job is not None and job.running:
         fields["job"] = job.snapshot()
         lines.append(job.describe())
-    return _Parts(lines, fields, block, results=count, source_chars=result.source_chars,
-                  paths=tuple(hit.path for hit in result.hits))  # fmt: skip
+    return _Parts(
+        lines,
+        fields,
+        block,
+        results=count,
+        source_chars=result.source_chars,
+        paths=tuple(hit.path for hit in result.hits),
+    )
 
 
 def _limit(settings: Settings, asked: int | None) -> tuple[int, str | None]:
@@ -259,8 +266,10 @@ async def _index(session, settings: Settings, args, report_progress) -> _Parts:
     job, started = await anyio.to_thread.run_sync(session.start_index, settings)
     if args.get("run_in_background", True):
         if started:
-            text = (f"Index job {job.id} started in the background. Search works meanwhile; "
-                    "recall action=status shows its progress.")  # fmt: skip
+            text = (
+                f"Index job {job.id} started in the background. Search works meanwhile; "
+                "recall action=status shows its progress."
+            )
         else:
             text = f"An index job is already running; not starting another. {job.describe()}"
         return _Parts([text], {"job": job.snapshot("started" if started else None)})
@@ -268,10 +277,14 @@ async def _index(session, settings: Settings, args, report_progress) -> _Parts:
     session.mark_job_reported()
     snapshot = job.snapshot()
     if snapshot["state"] != "done":
-        return _Parts([job.describe()], {
-            "job": snapshot,
-            "error": {"kind": "IndexJobFailed", "message": one_line(snapshot["error"] or "")},
-        }, ok=False)  # fmt: skip
+        return _Parts(
+            [job.describe()],
+            {
+                "job": snapshot,
+                "error": {"kind": "IndexJobFailed", "message": one_line(snapshot["error"] or "")},
+            },
+            ok=False,
+        )
     return _Parts([job.describe()], {"job": snapshot})
 
 
