@@ -65,6 +65,23 @@ def _build_parser() -> argparse.ArgumentParser:
     suggest.add_argument("--workspace", help="the workspace (default: the current folder)")
     suggest.add_argument("--json", action="store_true", help="print one JSON object")
 
+    indexes = commands.add_parser(
+        "indexes", aliases=["list"], help="every index kept: workspace, size, chunks, last used"
+    )
+    indexes.add_argument("--json", action="store_true", help="print one JSON object")
+    forget = commands.add_parser("forget", help="remove the index of one workspace")
+    forget.add_argument(
+        "workspace",
+        nargs="?",
+        metavar="WORKSPACE",
+        help="its folder (it may be gone) or the index's name in 'wherein indexes' "
+        "(default: the current workspace)",
+    )
+    forget.add_argument("--json", action="store_true", help="print one JSON object")
+    gc = commands.add_parser("gc", help="remove the indexes whose workspace folder is gone")
+    gc.add_argument("--yes", action="store_true", help="remove them without asking")
+    gc.add_argument("--json", action="store_true", help="print one JSON object")
+
     config = commands.add_parser("config", help="read or write a setting")
     config_actions = config.add_subparsers(dest="action", required=True, parser_class=_Parser)
     get = config_actions.add_parser("get", help="print a setting's value and where it came from")
@@ -159,6 +176,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "doctor": _doctor,
             "history": _history,
             "eval": _eval,
+            "indexes": _housekeeping,
+            "list": _housekeeping,
+            "forget": _housekeeping,
+            "gc": _housekeeping,
         }[args.command]
         return handler(args)
     except WhereinError as err:
@@ -453,6 +474,12 @@ def _eval(args: argparse.Namespace) -> int:
 
     workspace = _workspace(args)
     return run_eval(args, workspace, _settings(workspace), sys.stdout, sys.stderr)
+
+
+def _housekeeping(args: argparse.Namespace) -> int:
+    from wherein.housekeeping import run_housekeeping
+
+    return run_housekeeping(args, sys.stdin, sys.stdout, sys.stderr)
 
 
 def _install(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ from wherein.embedding.registry import (
 from wherein.errors import EmbedderError, IndexUnwritable, UsageError
 from wherein.hits import Hit, SearchResult, cut_hit, drop_overlaps
 from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.owner import mark_used
 from wherein.index.refresh import embed_pending, index_lock, refresh_when_changed, walk_key
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import FAST, FULL, TIERS
@@ -174,6 +175,7 @@ def _search_index(
     directory = index_dir(request.workspace)
     path = directory / INDEX_FILE_NAME
     with index_lock(directory, wait=False, notices=warnings) as locked:
+        mark_used(directory, request.workspace)
         store = resident.store(path, verify) if resident else open_store(path, verify=verify)
         try:
             if store.notice:
