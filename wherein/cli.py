@@ -260,9 +260,11 @@ def _index(args: argparse.Namespace) -> int:
 
     workspace = _workspace(args)
     settings = _settings(workspace)
+    from wherein.roots import plan_roots
     from wherein.scope import resolve_scope
 
-    scope = resolve_scope(workspace, args.focus, settings)
+    roots = plan_roots(workspace, settings["scope.source_roots"]).extra
+    scope = resolve_scope(workspace, args.focus, settings, roots=roots)
 
     def waiting() -> None:
         _say(f"another process is indexing {workspace}; waiting for it to finish.")
@@ -316,7 +318,7 @@ def _status(args: argparse.Namespace) -> int:
     status = read_status(workspace, marker_names(settings["scope.focus_markers"]), plan.extra)
     status["workspace_chosen_by"] = choice.to_json()
     try:
-        status["scope"] = resolve_scope(workspace, None, settings).to_json()
+        status["scope"] = resolve_scope(workspace, None, settings, roots=plan.extra).to_json()
     except UsageError as err:  # a stale configured focus must not hide the rest of the status
         status["scope"] = {"focus": settings["scope.focus"], "resolved_by": "explicit",
                            "error": str(err)}  # fmt: skip

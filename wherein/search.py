@@ -134,9 +134,11 @@ def run_search(
     """
     limit = settings["search.limit"] if limit is None else limit
     text, warnings = _validate(query, limit)
-    scope = resolve_scope(workspace, focus, settings)
-    under = relative_folder(workspace, path, "--path") if path else None
-    plan = plan_roots(workspace, settings["scope.source_roots"], scope.focus)
+    plan = plan_roots(workspace, settings["scope.source_roots"])
+    scope = resolve_scope(workspace, focus, settings, roots=plan.extra)
+    under = relative_folder(workspace, path, "--path", plan.extra) if path else None
+    if scope.focus:  # a root whose label is the focus's first folder in the workspace is dropped
+        plan = plan_roots(workspace, settings["scope.source_roots"], scope.focus)
     request = _Request(
         text=text,
         limit=limit,
