@@ -60,7 +60,7 @@ def _build_parser() -> argparse.ArgumentParser:
     roots = commands.add_parser("roots", help="extra source roots: library code to search too")
     roots_actions = roots.add_subparsers(dest="action", required=True, parser_class=_Parser)
     suggest = roots_actions.add_parser(
-        "suggest", help="list site-packages and imported node_modules packages to add"
+        "suggest", help="list the Python and node packages the workspace imports, to add"
     )
     suggest.add_argument("--workspace", help="the workspace (default: the current folder)")
     suggest.add_argument("--json", action="store_true", help="print one JSON object")
@@ -388,8 +388,10 @@ def _roots(args: argparse.Namespace) -> int:
         _dump(payload)
         return 0
     if not suggestions:
-        print("No library folder to suggest: no virtualenv or python3 found, and no imported "
-              "package in a node_modules (or all are configured already).")  # fmt: skip
+        print(
+            "No library folder to suggest: no package the workspace imports was found in a "
+            "virtualenv, the python3 on PATH or a node_modules (or all are configured already)."
+        )
         return 0
     for s in suggestions:
         _show(f"{s.entry}\t({s.kind}: {s.reason})")
