@@ -284,6 +284,26 @@ def project(tmp_path):
         {
             ".venv/pyvenv.cfg": "home = /usr/bin\n",
             ".venv/lib/python3.11/site-packages/requests/api.py": "def get(url): pass\n",
+            ".venv/lib/python3.11/site-packages/requests-2.31.0.dist-info/METADATA": (
+                "Metadata-Version: 2.1\nName: requests\nVersion: 2.31.0\n"
+            ),
+            ".venv/lib/python3.11/site-packages/requests-2.31.0.dist-info/top_level.txt": (
+                "requests\n"
+            ),
+            # No top_level.txt: the RECORD's folders say what PyYAML installs.
+            ".venv/lib/python3.11/site-packages/yaml/__init__.py": "def safe_load(s): pass\n",
+            ".venv/lib/python3.11/site-packages/PyYAML-6.0.dist-info/METADATA": (
+                "Metadata-Version: 2.1\nName: PyYAML\nVersion: 6.0\n"
+            ),
+            ".venv/lib/python3.11/site-packages/PyYAML-6.0.dist-info/RECORD": (
+                "yaml/__init__.py,sha256=x,10\nPyYAML-6.0.dist-info/METADATA,,\n"
+            ),
+            ".venv/lib/python3.11/site-packages/six.py": "X = 1\n",  # a module, not a folder
+            ".venv/lib/python3.11/site-packages/unused/__init__.py": "X = 1\n",
+            ".venv/lib/python3.11/site-packages/app/__init__.py": "X = 1\n",  # a copy of its own
+            "app/__init__.py": "",
+            "app/client.py": "import os, requests\nfrom app import util\nimport six\n",
+            "app/util.py": "from requests.api import get\n\ndef load():\n    import yaml\n",
             "web/app.ts": (
                 "import React from 'react';\n"
                 'import { Button } from "@acme/ui/button";\n'
@@ -305,13 +325,30 @@ def test_roots_suggest_lists_the_virtualenv_and_the_imported_packages(project, m
     shown = run_wherein("roots", "suggest", "--workspace", str(project), "--json")
     assert shown.returncode == 0, shown.stderr
     payload = json.loads(shown.stdout)
+    site = ".venv/lib/python3.11/site-packages"
     assert [s["entry"] for s in payload["suggestions"]] == [
-        "site-packages=.venv/lib/python3.11/site-packages",
+        f"requests={site}/requests",  # imported by two files: the larger benefit first
+        f"yaml={site}/yaml",
         "ui=node_modules/@acme/ui",
         "left-pad=packages/site/node_modules/left-pad",
         "react=node_modules/react",
     ]
-    assert payload["suggestions"][0]["reason"] == "the workspace's virtualenv .venv"
+    first, second = payload["suggestions"][:2]
+    assert first["reason"] == (
+        "imported by 2 files (requests 2.31.0), in the workspace's virtualenv .venv"
+    )
+    assert (first["importers"], first["distributions"]) == (2, ["requests 2.31.0"])
+    assert (second["importers"], second["distributions"]) == (1, ["PyYAML 6.0"])
+    assert "importers" not in payload["suggestions"][2]  # node entries keep their fields
+    text = run_wherein("roots", "suggest", "--workspace", str(project)).stdout.decode()
+    assert text.startswith(f"requests={site}/requests\t(python: imported by 2 files")
+
+
+def test_a_package_inside_a_configured_root_is_not_suggested_again(project, monkeypatch):
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    whole = ".venv/lib/python3.11/site-packages"
+    suggestions = suggest_roots(project.resolve(), [f"everything={whole}"])
+    assert [s.kind for s in suggestions] == ["node", "node", "node"]
 
 
 def test_roots_suggest_skips_folders_linked_out_of_the_workspace(tmp_path, monkeypatch):
@@ -364,9 +401,46 @@ def test_without_a_virtualenv_the_python3_on_path_is_asked(tmp_path, monkeypatch
     python = bin_dir / "python3"
     python.write_text(f"#!/bin/sh\necho {site}\n")
     python.chmod(0o755)
-    ws = write_tree(tmp_path / "ws", {"main.py": "print(1)\n"})
+    (site / "attr").mkdir()
+    ws = write_tree(tmp_path / "ws", {"main.py": "import attr\nprint(1)\n"})
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     suggestions = suggest_roots(ws, [])
     assert [(s.entry, s.reason) for s in suggestions] == [
-        (f"site-packages={site}", f"the python3 on PATH ({python})")
+        (
+            f"attr={site / 'attr'}",
+            f"imported by 1 file (no distribution lists it), in the python3 on PATH ({python})",
+        )
+    ]
+
+
+def test_a_planted_virtualenv_cannot_link_a_package_out_or_hang_on_its_metadata(
+    tmp_path, monkeypatch
+):
+    """A clone's own `.venv` is the clone's: a package folder linked to the home folder is not
+    suggested, and metadata planted as a link to /dev/zero or a FIFO is not read."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no python3 to fall back on
+    outside = write_tree(tmp_path / "home-folder", {"secrets/key.py": "KEY = 1\n"})
+    site_rel = ".venv/lib/python3.11/site-packages"
+    ws = write_tree(
+        tmp_path / "ws",
+        {
+            "main.py": "import secrets_pkg\nimport requests\nimport yaml\n",
+            "other.py": "import requests\n",
+            ".venv/pyvenv.cfg": "home = /usr/bin\n",
+            f"{site_rel}/requests/__init__.py": "X = 1\n",
+            f"{site_rel}/requests-1.0.dist-info/top_level.txt": "requests\n",
+            f"{site_rel}/yaml/__init__.py": "X = 1\n",
+        },
+    ).resolve()
+    site = ws / site_rel
+    (site / "secrets_pkg").symlink_to(outside / "secrets", target_is_directory=True)
+    os.mkfifo(site / "requests-1.0.dist-info" / "METADATA")  # the name comes from the folder
+    (site / "PyYAML-6.0.dist-info").mkdir()
+    (site / "PyYAML-6.0.dist-info" / "RECORD").symlink_to("/dev/zero")
+    (site / "PyYAML-6.0.dist-info" / "top_level.txt").symlink_to(outside / "secrets" / "key.py")
+    suggestions = suggest_roots(ws, [])
+    assert [(s.entry, s.distributions) for s in suggestions] == [
+        (f"requests={site_rel}/requests", ("requests 1.0",)),
+        (f"yaml={site_rel}/yaml", ()),
     ]

@@ -15,6 +15,7 @@ from wherein.embedding.registry import (
 )
 from wherein.errors import EndpointUnreachable, IndexBusy
 from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.owner import mark_used
 from wherein.index.refresh import (
     Progress,
     RefreshReport,
@@ -96,6 +97,7 @@ def build_index(
             if on_wait:
                 on_wait()
     with index_lock(directory, wait=True, notices=notices):
+        mark_used(directory, workspace)
         store = open_store(directory / INDEX_FILE_NAME, verify=True)
         if store.notice:
             notices.append(store.notice)

@@ -30,6 +30,7 @@ from wherein.plugin.scoping import folder_inside
 from wherein.plugin.session import RecallSession
 from wherein.plugin.status import describe_status
 from wherein.plugin.usage import UsageRow, append_usage_row, paths_hash, utc_now
+from wherein.roots import plan_roots
 from wherein.search import SearchResult, run_search
 from wherein.untrusted import one_line
 
@@ -168,10 +169,14 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
             "or pass action=status, index or configure."
         )
     workspace = session.workspace
-    path = folder_inside(workspace, args["path"], "path") if args.get("path") else None
+    # A folder of an extra source root is named by its label, as its results are.
+    roots = plan_roots(workspace, settings["scope.source_roots"]).extra
+    path = folder_inside(workspace, args["path"], "path", roots) if args.get("path") else None
     # "" or "." is an explicit choice of the whole workspace, over a configured or marked scope.
     focus = (
-        folder_inside(workspace, args["focus"], "focus") if args.get("focus") else args.get("focus")
+        folder_inside(workspace, args["focus"], "focus", roots)
+        if args.get("focus")
+        else args.get("focus")
     )
     limit, capped = _limit(settings, args.get("limit"))
     embedder = await anyio.to_thread.run_sync(session.embedder, settings)
