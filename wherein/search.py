@@ -462,23 +462,26 @@ def _rank(
         weights = [1.0] * len(orders) + [PHRASING_WEIGHT] * len(more)
         orders += more
     fused = fuse_rrf(orders, weights)
-    rows = store.chunk_rows(list(fused))
-    candidates = [
-        Candidate(
-            cid, rows[cid].path, rows[cid].start_line, rows[cid].end_line, rows[cid].symbols, score
-        )
-        for cid, score in fused.items()
-        if cid in rows
-    ]
+    ids = list(fused)
+    rows = store.chunk_rows(ids) if resident is None else resident.chunk_rows(store, ids)
+    candidates = []
+    for cid, score in fused.items():
+        row = rows.get(cid)
+        if row is not None:
+            candidates.append(
+                Candidate(cid, row.path, row.start_line, row.end_line, row.symbols, score)
+            )
     signals = request.signals
     copies = frozenset()
     if "penalty" in signals:
         copies = _cached(resident, store, "copies", lambda: copied_directories(store.file_paths()))
-    ranked = drop_overlaps(apply_signals(text, candidates, signals, copies))
+    settings = request.settings
+    keep = max(request.limit, settings["rerank.candidates"] if settings["rerank.enabled"] else 0)
+    ranked = drop_overlaps(apply_signals(text, candidates, signals, copies), keep)
     if steps is not None:
         ranked = steps.reorder(text, ranked, rows)
     ranked = ranked[: request.limit]
-    excerpt_lines = request.settings["search.excerpt_lines"]
+    excerpt_lines = settings["search.excerpt_lines"]
     hits = []
     sizes: dict[str, int] = {}
     workspace_root = str(request.workspace)
