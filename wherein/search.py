@@ -244,7 +244,9 @@ class _Models:
         """The models whose vectors the index holds; the full model loads only then."""
         models: dict[str, Embedder | None] = {}
         wanted = self.tiers
-        has_full = store.get_meta(FULL.meta_key) and _counts(store, resident)["vectors"]
+        has_full = store.get_meta(FULL.meta_key) and _cached(
+            resident, store, "has_full", lambda: store.has_vectors(FULL)
+        )
         if FULL.name in wanted and has_full:
             if self.full is None:
                 try:
@@ -270,15 +272,15 @@ def _cached(resident: ResidentIndex | None, store: Store, name: str, build):
     return resident.cached(name, resident.state(store), build)
 
 
-def _counts(store: Store, resident: ResidentIndex | None) -> dict[str, int]:
-    return _cached(resident, store, "counts", store.counts)
+def _chunk_count(store: Store, resident: ResidentIndex | None) -> int:
+    return _cached(resident, store, "chunks", store.chunk_count)
 
 
 def _coverage(store: Store, settings: Settings, view: TierView):
     """(pending files, pending chunks) of the configured model, and each tier's coverage."""
     pending_files, pending_chunks = store.pending_count()
     used = {entry.tier.name for entry in view.tiers}
-    counts = store.counts()
+    chunks = store.chunk_count()
     coverage = {}
     fast_model = fast_tier_identity(settings)
     for tier, model in ((FULL, store.get_meta(FULL.meta_key)), (FAST, fast_model)):
@@ -287,7 +289,7 @@ def _coverage(store: Store, settings: Settings, view: TierView):
         pending = pending_chunks if tier is FULL else store.pending_count(tier)[1]
         coverage[tier.name] = TierCoverage(
             model=model,
-            chunks=counts["chunks"] - pending,
+            chunks=chunks - pending,
             pending=pending,
             used=tier.name in used,
         )
@@ -444,7 +446,7 @@ def _rank(
         if len(ids) == 0:
             return [], 0
         view = view.in_scope(ids)
-    elif not _counts(store, resident)["chunks"]:
+    elif not _chunk_count(store, resident):
         return [], 0
     orders = [_lexical_order(store, text, prefixes)]
     similarity_of: dict[int, float] = {}
