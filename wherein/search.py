@@ -14,17 +14,21 @@ from pathlib import Path
 import numpy as np
 
 from wherein.config import Settings
-from wherein.embedding.base import Embedder
+from wherein.embedding.base import Embedder, EmbedderIdentity
 from wherein.embedding.registry import (
+    DeferredEmbedder,
     FastTierModel,
     check_endpoint,
     create_embedder,
     fast_tier_identity,
+    fast_tier_model,
     in_process_identity,
+    in_process_model,
 )
 from wherein.errors import EmbedderError, IndexUnwritable, UsageError
 from wherein.hits import Hit, SearchResult, cut_hit, drop_overlaps
 from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.query_vectors import QueryVectors
 from wherein.index.refresh import embed_pending, index_lock, refresh_when_changed, walk_key
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import FAST, FULL, TIERS
@@ -175,14 +179,16 @@ def _search_index(
     path = directory / INDEX_FILE_NAME
     with index_lock(directory, wait=False) as locked:
         store = resident.store(path, verify) if resident else open_store(path, verify=verify)
+        # A fresh search keeps its query vectors beside the index; a resident one, in memory.
+        saved = QueryVectors(directory) if resident is None else None
         try:
             if store.notice:
                 warnings.append(store.notice)
                 store.notice = None  # said once; _warm reports only what happens next
             _warm(store, request, locked, models, warnings, resident)
-            embedders = models.for_ranking(store, warnings, resident)
+            embedders = models.for_ranking(store, warnings, resident, saved, request.text)
             if resident is None:
-                view = TierView(store, embedders)
+                view = TierView(store, embedders, saved)
             else:
                 keys = ",".join(
                     f"{k}={e.identity.key() if e else None}" for k, e in embedders.items()
@@ -198,6 +204,8 @@ def _search_index(
         finally:
             if resident is None:
                 store.close()
+            if saved is not None:
+                saved.close()
     returned = sum(len(hit.excerpt) for hit in hits)
     return SearchResult(
         request.text,
@@ -239,9 +247,18 @@ class _Models:
         return self._fast
 
     def for_ranking(
-        self, store: Store, warnings: list[str], resident: ResidentIndex | None = None
+        self,
+        store: Store,
+        warnings: list[str],
+        resident: ResidentIndex | None = None,
+        saved: QueryVectors | None = None,
+        text: str = "",
     ) -> dict[str, Embedder | None]:
-        """The models whose vectors the index holds; the full model loads only then."""
+        """The models whose vectors the index holds; the full model loads only then.
+
+        A model whose vector for `text` is `saved` beside the index is deferred: it loads
+        only if some other text must be embedded (a phrasing of the query).
+        """
         models: dict[str, Embedder | None] = {}
         wanted = self.tiers
         has_full = store.get_meta(FULL.meta_key) and _cached(
@@ -249,10 +266,14 @@ class _Models:
         )
         if FULL.name in wanted and has_full:
             if self.full is None:
-                try:
-                    self.full = create_embedder(self.settings)
-                except EmbedderError as err:
-                    warnings.append(f"{err} Ranked without the configured model's vectors.")
+                kept = _kept(saved, in_process_model(self.settings), text)
+                if kept is not None:
+                    self.full = DeferredEmbedder(kept, lambda: create_embedder(self.settings))
+                else:
+                    try:
+                        self.full = create_embedder(self.settings)
+                    except EmbedderError as err:
+                        warnings.append(f"{err} Ranked without the configured model's vectors.")
             models[FULL.name] = self.full
         if FAST.name in wanted and store.get_meta(FAST.meta_key) is not None:
             # The fast tier ranks only what the full tier lacks: with the full tier complete
@@ -261,8 +282,19 @@ class _Models:
                 resident, store, "full_pending", lambda: store.has_pending(FULL)
             )
             if not full_complete:
-                models[FAST.name] = self.fast_tier(warnings)()
+                fast = self.fast_tier(warnings)
+                kept = _kept(saved, fast_tier_model(self.settings), text)
+                models[FAST.name] = fast() if kept is None else DeferredEmbedder(kept, fast)
         return models
+
+
+def _kept(
+    saved: QueryVectors | None, identity: EmbedderIdentity | None, text: str
+) -> EmbedderIdentity | None:
+    """`identity`, when `saved` holds its model's vector for `text` (so the model may wait)."""
+    if saved is None or identity is None or saved.get(identity, text) is None:
+        return None
+    return identity
 
 
 def _cached(resident: ResidentIndex | None, store: Store, name: str, build):
