@@ -81,3 +81,31 @@ def test_status_of_an_index_loads_no_numpy_model_or_network_client(tmp_path):
     out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     assert "1 indexed" in out.stdout and "static:" in out.stdout
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_search_that_finds_nothing_changed_loads_no_chunker(tmp_path):
+    """The chunker, its grammars and the worker pool are for changed files only, even when
+    the search walks the tree (no stamp of the last walk) and finds every file as it was."""
+    from wherein.index.change_check import STAMP_FILE_NAME
+    from wherein.index.location import index_dir
+
+    workspace = tmp_path / "workspace"  # beside WHEREIN_HOME, not around it
+    workspace.mkdir()
+    (workspace / "retry.py").write_text("def backoff(attempt):\n    return 2 ** attempt\n")
+    env = {**os.environ, "WHEREIN_EMBEDDING_PROVIDER": "static"}
+    code = (
+        "import sys\n"
+        "from wherein.cli import main\n"
+        "main(['search', 'backoff', '--workspace', sys.argv[1]])\n"
+        "print([m for m in ('tree_sitter', 'wherein.chunking', 'multiprocessing') "
+        "if m in sys.modules])\n"
+    )
+    command = [sys.executable, "-c", code, str(workspace)]
+    first = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+    assert "retry.py:1-2" in first.stdout  # the first search chunked the file
+    for walk in ("stamp", "walk"):
+        if walk == "walk":
+            (index_dir(workspace) / STAMP_FILE_NAME).unlink()
+        out = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+        assert "retry.py:1-2" in out.stdout
+        assert out.stdout.strip().splitlines()[-1] == "[]", walk

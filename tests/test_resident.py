@@ -137,3 +137,15 @@ def test_a_damaged_or_foreign_stamp_means_a_walk(repo, tmp_path):
     for damage in (b"{not json", b"[]", partial, b"\xff\xfe", b""):
         (tmp_path / STAMP_FILE_NAME).write_bytes(damage)
         assert load_stamp(tmp_path, "roots-a", "7") is None
+
+
+def test_a_touched_file_is_not_called_stale_by_rows_kept_from_before(repo, search):
+    """The rows a resident index keeps carry each file's size and mtime: a touch that
+    keeps the content must not leave the next result marked stale."""
+    hit = search("parse_cookie").hits[0]
+    assert hit.path == "app/cookies.py" and not hit.stale
+    target = repo / "app/cookies.py"
+    before = target.stat()
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
+    hit = search("parse_cookie").hits[0]
+    assert hit.path == "app/cookies.py" and not hit.stale

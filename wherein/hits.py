@@ -91,11 +91,14 @@ class SearchResult:
         }
 
 
-def drop_overlaps(candidates: list[Candidate]) -> list[Candidate]:
-    """Keep the better of two chunks whose lines overlap in one file."""
+def drop_overlaps(candidates: list[Candidate], keep: int | None = None) -> list[Candidate]:
+    """Keep the better of two chunks whose lines overlap in one file, the first `keep` at most
+    (the rest would be cut anyway: stopping there saves a warm search the scan)."""
     kept: list[Candidate] = []
     spans: dict[str, list[tuple[int, int]]] = {}
     for c in candidates:
+        if keep is not None and len(kept) >= keep:
+            break
         taken = spans.setdefault(c.path, [])
         if any(c.start_line <= end and start <= c.end_line for start, end in taken):
             continue

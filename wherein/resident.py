@@ -4,22 +4,26 @@ A fresh search opens the index, walks the tree, reads each tier's vectors and
 counts what is pending; most of that is the same from one query to the next. A
 `ResidentIndex` keeps the open store, the tree stamp of the last walk (so a
 `stat` of known paths replaces the walk while nothing changed), each tier's
-matrix with its query vectors, and the coverage counts, each keyed by the index
-state it was read at. Another process writing the index changes that state, and
-the next search reads it again.
+matrix with its query vectors, the coverage counts and the chunk rows read for
+earlier results, each keyed by the index state it was read at. Another process
+writing the index changes that state, and the next search reads it again.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from wherein.index.change_check import TreeStamp
-from wherein.index.store import Store, open_store
+from wherein.index.store import ChunkRow, Store, open_store
 from wherein.index.tiers import FAST, FULL
 
-__all__ = ["ResidentIndex"]
+__all__ = ["ROWS_KEPT", "ResidentIndex"]
+
+# Chunk rows kept between searches (a query reads one or two hundred, and a session's
+# queries share many): bounds the memory to some tens of MB of chunk text.
+ROWS_KEPT = 20_000
 
 
 class ResidentIndex:
@@ -73,4 +77,16 @@ class ResidentIndex:
 
     def state(self, store: Store) -> str:
         """A key that changes whenever the chunks or either tier's vectors change."""
-        return "|".join((store.vectors_version(FULL), store.vectors_version(FAST)))
+        return "|".join(store.vectors_versions((FULL, FAST)))
+
+    def chunk_rows(self, store: Store, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
+        """`store.chunk_rows(chunk_ids)`, reading only the rows not kept since the index
+        last changed; the dict returned may hold other kept rows too."""
+        kept: dict[int, ChunkRow] = self.cached("rows", self.state(store), dict)
+        missing = [cid for cid in chunk_ids if cid not in kept]
+        if missing:
+            if len(kept) + len(missing) > ROWS_KEPT:
+                kept.clear()
+                missing = list(chunk_ids)
+            kept.update(store.chunk_rows(missing))
+        return kept

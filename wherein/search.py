@@ -14,18 +14,22 @@ from pathlib import Path
 import numpy as np
 
 from wherein.config import Settings
-from wherein.embedding.base import Embedder
+from wherein.embedding.base import Embedder, EmbedderIdentity
 from wherein.embedding.registry import (
+    DeferredEmbedder,
     FastTierModel,
     check_endpoint,
     create_embedder,
     fast_tier_identity,
+    fast_tier_model,
     in_process_identity,
+    in_process_model,
 )
 from wherein.errors import EmbedderError, IndexUnwritable, UsageError
 from wherein.hits import Hit, SearchResult, cut_hit, drop_overlaps
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.owner import mark_used
+from wherein.index.query_vectors import QueryVectors
 from wherein.index.refresh import embed_pending, index_lock, refresh_when_changed, walk_key
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import FAST, FULL, TIERS
@@ -179,14 +183,16 @@ def _search_index(
     with index_lock(directory, wait=False, notices=warnings) as locked:
         mark_used(directory, request.workspace)
         store = resident.store(path, verify) if resident else open_store(path, verify=verify)
+        # A fresh search keeps its query vectors beside the index; a resident one, in memory.
+        saved = QueryVectors(directory) if resident is None else None
         try:
             if store.notice:
                 warnings.append(store.notice)
                 store.notice = None  # said once; _warm reports only what happens next
             _warm(store, request, locked, models, warnings, resident)
-            embedders = models.for_ranking(store, warnings, resident)
+            embedders = models.for_ranking(store, warnings, resident, saved, request.text)
             if resident is None:
-                view = TierView(store, embedders)
+                view = TierView(store, embedders, saved)
             else:
                 keys = ",".join(
                     f"{k}={e.identity.key() if e else None}" for k, e in embedders.items()
@@ -205,6 +211,8 @@ def _search_index(
         finally:
             if resident is None:
                 store.close()
+            if saved is not None:
+                saved.close()
     returned = sum(len(hit.excerpt) for hit in hits)
     return SearchResult(
         request.text,
@@ -246,18 +254,33 @@ class _Models:
         return self._fast
 
     def for_ranking(
-        self, store: Store, warnings: list[str], resident: ResidentIndex | None = None
+        self,
+        store: Store,
+        warnings: list[str],
+        resident: ResidentIndex | None = None,
+        saved: QueryVectors | None = None,
+        text: str = "",
     ) -> dict[str, Embedder | None]:
-        """The models whose vectors the index holds; the full model loads only then."""
+        """The models whose vectors the index holds; the full model loads only then.
+
+        A model whose vector for `text` is `saved` beside the index is deferred: it loads
+        only if some other text must be embedded (a phrasing of the query).
+        """
         models: dict[str, Embedder | None] = {}
         wanted = self.tiers
-        has_full = store.get_meta(FULL.meta_key) and _counts(store, resident)["vectors"]
+        has_full = store.get_meta(FULL.meta_key) and _cached(
+            resident, store, "has_full", lambda: store.has_vectors(FULL)
+        )
         if FULL.name in wanted and has_full:
             if self.full is None:
-                try:
-                    self.full = create_embedder(self.settings)
-                except EmbedderError as err:
-                    warnings.append(f"{err} Ranked without the configured model's vectors.")
+                kept = _kept(saved, in_process_model(self.settings), text)
+                if kept is not None:
+                    self.full = DeferredEmbedder(kept, lambda: create_embedder(self.settings))
+                else:
+                    try:
+                        self.full = create_embedder(self.settings)
+                    except EmbedderError as err:
+                        warnings.append(f"{err} Ranked without the configured model's vectors.")
             models[FULL.name] = self.full
         if FAST.name in wanted and store.get_meta(FAST.meta_key) is not None:
             # The fast tier ranks only what the full tier lacks: with the full tier complete
@@ -266,8 +289,19 @@ class _Models:
                 resident, store, "full_pending", lambda: store.has_pending(FULL)
             )
             if not full_complete:
-                models[FAST.name] = self.fast_tier(warnings)()
+                fast = self.fast_tier(warnings)
+                kept = _kept(saved, fast_tier_model(self.settings), text)
+                models[FAST.name] = fast() if kept is None else DeferredEmbedder(kept, fast)
         return models
+
+
+def _kept(
+    saved: QueryVectors | None, identity: EmbedderIdentity | None, text: str
+) -> EmbedderIdentity | None:
+    """`identity`, when `saved` holds its model's vector for `text` (so the model may wait)."""
+    if saved is None or identity is None or saved.get(identity, text) is None:
+        return None
+    return identity
 
 
 def _cached(resident: ResidentIndex | None, store: Store, name: str, build):
@@ -277,15 +311,15 @@ def _cached(resident: ResidentIndex | None, store: Store, name: str, build):
     return resident.cached(name, resident.state(store), build)
 
 
-def _counts(store: Store, resident: ResidentIndex | None) -> dict[str, int]:
-    return _cached(resident, store, "counts", store.counts)
+def _chunk_count(store: Store, resident: ResidentIndex | None) -> int:
+    return _cached(resident, store, "chunks", store.chunk_count)
 
 
 def _coverage(store: Store, settings: Settings, view: TierView):
     """(pending files, pending chunks) of the configured model, and each tier's coverage."""
     pending_files, pending_chunks = store.pending_count()
     used = {entry.tier.name for entry in view.tiers}
-    counts = store.counts()
+    chunks = store.chunk_count()
     coverage = {}
     fast_model = fast_tier_identity(settings)
     for tier, model in ((FULL, store.get_meta(FULL.meta_key)), (FAST, fast_model)):
@@ -294,7 +328,7 @@ def _coverage(store: Store, settings: Settings, view: TierView):
         pending = pending_chunks if tier is FULL else store.pending_count(tier)[1]
         coverage[tier.name] = TierCoverage(
             model=model,
-            chunks=counts["chunks"] - pending,
+            chunks=chunks - pending,
             pending=pending,
             used=tier.name in used,
         )
@@ -453,7 +487,7 @@ def _rank(
         if len(ids) == 0:
             return [], 0
         view = view.in_scope(ids)
-    elif not _counts(store, resident)["chunks"]:
+    elif not _chunk_count(store, resident):
         return [], 0
     orders = [_lexical_order(store, text, prefixes)]
     similarity_of: dict[int, float] = {}
@@ -471,23 +505,26 @@ def _rank(
         weights = [1.0] * len(orders) + [PHRASING_WEIGHT] * len(more)
         orders += more
     fused = fuse_rrf(orders, weights)
-    rows = store.chunk_rows(list(fused))
-    candidates = [
-        Candidate(
-            cid, rows[cid].path, rows[cid].start_line, rows[cid].end_line, rows[cid].symbols, score
-        )
-        for cid, score in fused.items()
-        if cid in rows
-    ]
+    ids = list(fused)
+    rows = store.chunk_rows(ids) if resident is None else resident.chunk_rows(store, ids)
+    candidates = []
+    for cid, score in fused.items():
+        row = rows.get(cid)
+        if row is not None:
+            candidates.append(
+                Candidate(cid, row.path, row.start_line, row.end_line, row.symbols, score)
+            )
     signals = request.signals
     copies = frozenset()
     if "penalty" in signals:
         copies = _cached(resident, store, "copies", lambda: copied_directories(store.file_paths()))
-    ranked = drop_overlaps(apply_signals(text, candidates, signals, copies))
+    settings = request.settings
+    keep = max(request.limit, settings["rerank.candidates"] if settings["rerank.enabled"] else 0)
+    ranked = drop_overlaps(apply_signals(text, candidates, signals, copies), keep)
     if steps is not None:
         ranked = steps.reorder(text, ranked, rows)
     ranked = ranked[: request.limit]
-    excerpt_lines = request.settings["search.excerpt_lines"]
+    excerpt_lines = settings["search.excerpt_lines"]
     hits = []
     sizes: dict[str, int] = {}
     workspace_root = str(request.workspace)

@@ -16,6 +16,7 @@ import numpy as np
 
 from wherein.embedding.base import Embedder
 from wherein.errors import EmbedderError
+from wherein.index.query_vectors import QueryVectors
 from wherein.index.store import Store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.ranking.vector import similarities
@@ -55,6 +56,7 @@ class TierVectors:
     ids: np.ndarray
     matrix: np.ndarray
     _query_vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    saved: QueryVectors | None = None  # the vectors kept on disk, for a fresh search
 
     def query_vector(self, text: str) -> np.ndarray:
         """The query's vector, computed once per search (ranking and scope check share it).
@@ -64,7 +66,12 @@ class TierVectors:
         """
         vector = self._query_vectors.get(text)
         if vector is None:
-            vector = self.embedder.embed([text])[0]
+            identity = self.embedder.identity
+            vector = self.saved.get(identity, text) if self.saved is not None else None
+            if vector is None:
+                vector = self.embedder.embed([text])[0]
+                if self.saved is not None:
+                    self.saved.put(identity, text, vector)
             if len(self._query_vectors) >= QUERY_VECTORS_KEPT:
                 self._query_vectors.clear()
             self._query_vectors[text] = vector
@@ -77,7 +84,12 @@ class TierVectors:
 class TierView:
     """The tiers one search ranks by, read once from the store."""
 
-    def __init__(self, store: Store, embedders: dict[str, Embedder | None]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedders: dict[str, Embedder | None],
+        saved: QueryVectors | None = None,
+    ) -> None:
         self.tiers: list[TierVectors] = []
         full_ids: np.ndarray | None = None
         for tier in (FULL, FAST):
@@ -93,7 +105,7 @@ class TierView:
                 continue
             if tier is FULL:
                 full_ids = ids
-            self.tiers.append(TierVectors(tier, embedder, ids, matrix))
+            self.tiers.append(TierVectors(tier, embedder, ids, matrix, saved=saved))
 
     def in_scope(self, chunk_ids: np.ndarray) -> TierView:
         """The same tiers restricted to `chunk_ids` (a focus or --path)."""
@@ -109,6 +121,7 @@ class TierView:
                         entry.ids[keep],
                         entry.matrix[keep],
                         entry._query_vectors,
+                        entry.saved,
                     )
                 )
         return view

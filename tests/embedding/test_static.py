@@ -39,3 +39,13 @@ def test_rows_are_unit_length_or_zero_for_an_empty_text():
     empty = [i for i, text in enumerate(TEXTS) if not text]
     assert np.allclose(np.delete(norms, empty), 1.0, atol=1e-5)
     assert np.all(norms[empty] == 0)
+
+
+def test_a_query_alone_gets_the_vector_a_batch_gives_it():
+    """One text pools from the stored float16 rows, a batch from the widened matrix: the
+    same float32 values either way, so a query meets the vectors the index holds."""
+    texts = [text for text in TEXTS if text] * 4
+    alone = StaticEmbedder()
+    one_by_one = np.stack([alone.embed([text])[0] for text in texts])
+    batched = StaticEmbedder().embed(texts)
+    assert np.array_equal(one_by_one, batched)

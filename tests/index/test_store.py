@@ -16,6 +16,7 @@ from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.migrations import MIGRATIONS
 from wherein.index.refresh import embed_pending, refresh_index
 from wherein.index.store import Store, open_store
+from wherein.index.tiers import FAST
 from wherein.search import run_search
 from wherein.workspace import Root
 
@@ -217,3 +218,22 @@ def test_a_search_that_finds_a_broken_index_says_so_once(tmp_path):
     )
     assert [w for w in result.warnings if "moved it to" in w] == [result.warnings[0]]
     assert result.hits[0].path == "app.py"
+
+
+def test_pending_counts_match_a_plain_count_in_every_state(index_path, repo):
+    """Not started, part done, done: the counted (files, chunks) are the plain ones."""
+    store = open_store(index_path)
+    refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+
+    def plain() -> tuple[int, int]:
+        sql = "SELECT count(DISTINCT file_id), count(*) FROM chunks WHERE has_vector = 0"
+        return tuple(store.conn.execute(sql).fetchone())
+
+    assert store.pending_count() == plain() == (40, 40)
+    embed_pending(store, HashingEmbedder(), budget_s=None, batch=15)
+    assert store.pending_count() == plain() == (0, 0)
+    with store.transaction() as conn:
+        conn.execute("UPDATE chunks SET has_vector = 0 WHERE id % 3 = 0")
+    assert store.pending_count() == plain() == (13, 13)
+    assert store.chunk_count() == 40 and store.has_vectors() and not store.has_vectors(FAST)
+    store.close()

@@ -9,17 +9,24 @@ from wherein.config import Settings
 from wherein.errors import ConfigError
 
 if TYPE_CHECKING:  # base imports numpy, which reading the provider names does not need
-    from wherein.embedding.base import Embedder
+    from collections.abc import Sequence
+
+    import numpy as np
+
+    from wherein.embedding.base import Embedder, EmbedderIdentity
 
 __all__ = [
     "FAST_TIER_PROVIDER",
     "REGISTRY",
+    "DeferredEmbedder",
     "FastTierModel",
     "check_endpoint",
     "create_embedder",
     "create_fast_embedder",
     "fast_tier_identity",
+    "fast_tier_model",
     "in_process_identity",
+    "in_process_model",
 ]
 
 # The fast tier's model (wherein.index.tiers): in process, loads in well under a second and
@@ -64,15 +71,21 @@ def in_process_identity(settings: Settings) -> str | None:
 
     None for HTTP providers, whose vector width is learnt from the server.
     """
+    identity = in_process_model(settings)
+    return None if identity is None else identity.key()
+
+
+def in_process_model(settings: Settings) -> EmbedderIdentity | None:
+    """`in_process_identity`, as the identity itself."""
     name = settings["embedding.provider"]
     if name == "minilm":
         from wherein.embedding.minilm import MiniLMEmbedder
 
-        return MiniLMEmbedder.identity.key()
+        return MiniLMEmbedder.identity
     if name == "static":
         from wherein.embedding.static import StaticEmbedder
 
-        return StaticEmbedder.identity.key()
+        return StaticEmbedder.identity
     return None
 
 
@@ -84,6 +97,15 @@ def fast_tier_identity(settings: Settings) -> str | None:
     from wherein.embedding.static import StaticEmbedder
 
     return StaticEmbedder.identity.key()
+
+
+def fast_tier_model(settings: Settings) -> EmbedderIdentity | None:
+    """`fast_tier_identity`, as the identity itself."""
+    if fast_tier_identity(settings) is None:
+        return None
+    from wherein.embedding.static import StaticEmbedder
+
+    return StaticEmbedder.identity
 
 
 def create_fast_embedder(settings: Settings) -> Embedder | None:
@@ -136,6 +158,33 @@ class FastTierModel:
             except EmbedderError as err:
                 self._said.append(f"{err} The fast tier stays empty; the other tiers rank.")
         return self._model
+
+
+class DeferredEmbedder:
+    """A model known by its identity and loaded on its first embed (at most once if it loads).
+
+    A fresh search whose query vector is kept beside the index (wherein.index.query_vectors)
+    asks no model for it, so it need not pay the model's load.
+    """
+
+    def __init__(self, identity: EmbedderIdentity, load: Callable[[], Embedder | None]):
+        self.identity = identity
+        self._load = load
+        self._model: Embedder | None = None
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """The loaded model's `embed`.
+
+        Raises:
+            EmbedderError: the model did not load, or could not answer.
+        """
+        if self._model is None:
+            self._model = self._load()
+            if self._model is None:
+                from wherein.errors import EmbedderError
+
+                raise EmbedderError(f"The model {self.identity.key()} did not load.")
+        return self._model.embed(texts)
 
 
 def create_embedder(settings: Settings) -> Embedder:

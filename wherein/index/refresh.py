@@ -19,17 +19,20 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wherein.embedding.base import Embedder
 from wherein.errors import IndexUnwritable
 from wherein.index.aside import move_aside
 from wherein.index.change_check import STAMP_FILE_NAME, TreeStamp, load_stamp, save_stamp
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
-from wherein.index.prepare import PreparedFile, prepare_files
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.safe_files import not_regular
 from wherein.workspace import FileEntry, Root, WalkReport, walk_root
+
+if TYPE_CHECKING:  # prepare imports the chunker and its grammars: only a changed file needs them
+    from wherein.index.prepare import PreparedFile
 
 __all__ = [
     "RefreshReport",
@@ -206,28 +209,33 @@ def refresh_index(
     done = len(entries) - len(stale)
     if progress and done:
         progress("scan", done, len(entries))
-    fast = fast_tier() if fast_tier is not None and stale else None
-    if fast is not None:
-        check_identity(store, fast, FAST)
-    prepared = prepare_files(
-        stale,
-        max_file_bytes=max_file_bytes,
-        known_sha256={path: state.sha256 for path, state in known.items()},
-        workers=workers,
-        fast=fast,
-    )
-    with contextlib.closing(prepared):
-        for item in prepared:
-            write = _writer(store, item, known.get(item.entry.display_path), report)
-            if write is not None:
-                seen.add(item.entry.display_path)
-                batch.append(write)
-                changed += 1
-            if len(batch) >= COMMIT_EVERY_FILES or time.monotonic() - last_commit > COMMIT_EVERY_S:
-                flush()
-            done += 1
-            if progress:
-                progress("scan", done, len(entries))
+    if stale:
+        # Imported here: a walk that finds nothing changed needs no chunker, grammars or pool.
+        from wherein.index.prepare import prepare_files
+
+        fast = fast_tier() if fast_tier is not None else None
+        if fast is not None:
+            check_identity(store, fast, FAST)
+        prepared = prepare_files(
+            stale,
+            max_file_bytes=max_file_bytes,
+            known_sha256={path: state.sha256 for path, state in known.items()},
+            workers=workers,
+            fast=fast,
+        )
+        with contextlib.closing(prepared):
+            for item in prepared:
+                write = _writer(store, item, known.get(item.entry.display_path), report)
+                if write is not None:
+                    seen.add(item.entry.display_path)
+                    batch.append(write)
+                    changed += 1
+                waited = time.monotonic() - last_commit
+                if len(batch) >= COMMIT_EVERY_FILES or waited > COMMIT_EVERY_S:
+                    flush()
+                done += 1
+                if progress:
+                    progress("scan", done, len(entries))
     flush()
 
     gone = [state.id for path, state in known.items() if path not in seen]

@@ -372,9 +372,19 @@ class Store:
         return rows
 
     def pending_count(self, tier: VectorTier = FULL) -> tuple[int, int]:
-        """(files, chunks) still waiting for a vector of `tier`."""
+        """(files, chunks) still waiting for a vector of `tier`.
+
+        One statement, so one snapshot. The pending chunks are counted on their partial
+        index; their files, when every chunk is pending (a tier not started), on the
+        file index: reading each pending chunk's row for its file took 42 ms of a search
+        of the standard library, this 7 ms.
+        """
         row = self.conn.execute(
-            f"SELECT count(DISTINCT file_id), count(*) FROM chunks WHERE {tier.flag} = 0"
+            "SELECT CASE WHEN pending.n = 0 THEN 0 "
+            "WHEN pending.n = total.n THEN (SELECT count(DISTINCT file_id) FROM chunks) "
+            f"ELSE (SELECT count(DISTINCT file_id) FROM chunks WHERE {tier.flag} = 0) END, "
+            f"pending.n FROM (SELECT count(*) AS n FROM chunks WHERE {tier.flag} = 0) pending, "
+            "(SELECT count(*) AS n FROM chunks) total"
         ).fetchone()
         return int(row[0]), int(row[1])
 
@@ -409,8 +419,17 @@ class Store:
 
     def vectors_version(self, tier: VectorTier = FULL) -> str:
         """Changes whenever the tier's vectors or the chunks they belong to change."""
-        names = ("generation", _version_key(tier), tier.meta_key)
-        return "/".join(self.get_meta(name) or "0" for name in names)
+        return self.vectors_versions((tier,))[0]
+
+    def vectors_versions(self, tiers: Sequence[VectorTier]) -> list[str]:
+        """`vectors_version` of each tier, read in one query (a resident search asks often)."""
+        names = [("generation", _version_key(tier), tier.meta_key) for tier in tiers]
+        wanted = sorted({name for trio in names for name in trio})
+        marks = ",".join("?" * len(wanted))
+        values = dict(
+            self.conn.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", wanted)
+        )
+        return ["/".join(values.get(name) or "0" for name in trio) for trio in names]
 
     def _bump_vectors_version(self, conn: sqlite3.Connection, tier: VectorTier) -> None:
         """Mark that the set of vectors changed, so the derived vector cache is rebuilt."""
@@ -554,6 +573,14 @@ class Store:
         return dict(
             self.conn.execute("SELECT c.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id")
         )
+
+    def chunk_count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def has_vectors(self, tier: VectorTier = FULL) -> bool:
+        """Whether the tier holds any vector: a probe (counting them reads every vector)."""
+        sql = f"SELECT 1 FROM {tier.table} LIMIT 1"
+        return self.conn.execute(sql).fetchone() is not None
 
     def counts(self) -> dict[str, int]:
         files, chunks, vectors, fast = self.conn.execute(

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from wherein.ranking.tokens import STOPWORDS, identifier_parts, tokenize
 
@@ -74,6 +76,13 @@ DOC_PENALTY = 0.5
 LEGACY_PENALTY = 0.3
 INIT_PENALTY = 0.5
 TYPE_STUB_PENALTY = 0.7
+# In the order path_penalty multiplies them.
+_KIND_PENALTIES = (
+    ("test", TEST_PENALTY),
+    ("example", EXAMPLE_PENALTY),
+    ("doc", DOC_PENALTY),
+    ("legacy", LEGACY_PENALTY),
+)
 
 _QUERY_WANTS = {
     "test": ("test", "tests", "testing", "spec", "fixture", "fixtures"),
@@ -85,9 +94,12 @@ _QUERY_WANTS = {
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*")
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """A chunk competing for a slot: where it is, what it declares, and its score."""
+class Candidate(NamedTuple):
+    """A chunk competing for a slot: where it is, what it declares, and its score.
+
+    A named tuple, not a dataclass: a search builds two for each of a few hundred
+    candidates, and a frozen dataclass costs three times as much to build.
+    """
 
     chunk_id: int
     path: str
@@ -123,15 +135,55 @@ def _last_segment(name: str) -> str:
     return re.split(r"\.|::|->|#", name)[-1]
 
 
+@lru_cache(maxsize=65536)
+def _symbol_names(symbols: tuple[str, ...]) -> frozenset[str]:
+    """The names a chunk defines, each whole and by its last segment, lower-cased."""
+    return frozenset(
+        name for symbol in symbols for name in (symbol.lower(), _last_segment(symbol).lower())
+    )
+
+
 def _defines(candidate: Candidate, names: set[str]) -> bool:
-    for symbol in candidate.symbols:
-        if symbol.lower() in names or _last_segment(symbol).lower() in names:
-            return True
-    return False
+    return not _symbol_names(candidate.symbols).isdisjoint(names)
+
+
+@dataclass(frozen=True)
+class _PathFacts:
+    """What the signals read from a path, whatever the query: worked out once per path."""
+
+    words: frozenset[str]  # the file stem's and the two nearest folders' tokens
+    prefixes: frozenset[str]  # the first four letters of each word of four or more
+    stem: str  # the file name before its first dot, lower-cased, leading `_` dropped
+    kinds: frozenset[str]  # which of test, example, doc, legacy the path looks like
+    init: bool
+    stub: bool
+
+
+@lru_cache(maxsize=65536)
+def _path_facts(path: str) -> _PathFacts:
+    words = _path_words(path)
+    kinds = {
+        kind
+        for kind, pattern in (
+            ("test", _TEST_PATH),
+            ("example", _EXAMPLE_PATH),
+            ("doc", _DOC_PATH),
+            ("legacy", _LEGACY_PATH),
+        )
+        if pattern.search(path)
+    }
+    return _PathFacts(
+        words=frozenset(words),
+        prefixes=frozenset(w[:4] for w in words if len(w) >= 4),
+        stem=path.rsplit("/", 1)[-1].split(".")[0].lower().lstrip("_"),
+        kinds=frozenset(kinds),
+        init=bool(_INIT_FILE.search(path)),
+        stub=path.endswith(".d.ts"),
+    )
 
 
 def _file_named_for(path: str, name: str) -> bool:
-    stem = path.rsplit("/", 1)[-1].split(".")[0].lower().lstrip("_")
+    stem = _path_facts(path).stem
     name = name.lower()
     return stem in (name, name.replace("_", ""), name + "s") or stem.rstrip("s") == name
 
@@ -153,18 +205,21 @@ def _keywords(query: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
-def _path_ratio(path_words: set[str], keywords: Sequence[str]) -> float:
-    if not keywords:
+def _keyword_keys(keywords: Sequence[str]) -> list[tuple[frozenset[str], str | None]]:
+    """Per keyword: its tokens, and its first four letters when it has four or more."""
+    return [(frozenset(tokenize(k)), k[:4] if len(k) >= 4 else None) for k in keywords]
+
+
+def _path_ratio(facts: _PathFacts, keys: Sequence[tuple[frozenset[str], str | None]]) -> float:
+    """The share of keywords the path names: a token in common, or a word of four letters
+    or more that begins with the keyword's first four (`cookie` meets `cookies`)."""
+    if not keys:
         return 0.0
     hits = 0
-    for keyword in keywords:
-        stems = set(tokenize(keyword))
-        if stems & path_words or any(
-            len(w) >= 4 and (w.startswith(keyword[:4]) and keyword.startswith(w[:4]))
-            for w in path_words
-        ):
+    for stems, prefix in keys:
+        if not stems.isdisjoint(facts.words) or (prefix is not None and prefix in facts.prefixes):
             hits += 1
-    return hits / len(keywords)
+    return hits / len(keys)
 
 
 def _wants(query: str) -> set[str]:
@@ -182,20 +237,16 @@ def is_doc_path(path: str) -> bool:
     return bool(_DOC_PATH.search(path))
 
 
-def path_penalty(path: str, wants: set[str]) -> float:
+def path_penalty(path: str, wants: set[str] | frozenset[str]) -> float:
     """Multiplier for files that usually crowd out the answer unless asked for."""
+    facts = _path_facts(path)
     factor = 1.0
-    if "test" not in wants and _TEST_PATH.search(path):
-        factor *= TEST_PENALTY
-    if "example" not in wants and _EXAMPLE_PATH.search(path):
-        factor *= EXAMPLE_PENALTY
-    if "doc" not in wants and _DOC_PATH.search(path):
-        factor *= DOC_PENALTY
-    if "legacy" not in wants and _LEGACY_PATH.search(path):
-        factor *= LEGACY_PENALTY
-    if _INIT_FILE.search(path):
+    for kind, penalty in _KIND_PENALTIES:
+        if kind in facts.kinds and kind not in wants:
+            factor *= penalty
+    if facts.init:
         factor *= INIT_PENALTY
-    if path.endswith(".d.ts"):
+    if facts.stub:
         factor *= TYPE_STUB_PENALTY
     return factor
 
@@ -239,68 +290,96 @@ def apply_signals(
     enabled: frozenset[str] = SIGNALS,
     copies: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
-    """Re-score and re-order fused candidates; returns them best first.
+    """Re-score and re-order fused candidates (distinct chunks); returns them best first.
 
     `copies` are folders holding an older copy of a package (`copied_directories`);
     their chunks count for less unless the query names the folder.
+
+    The path signals are worked out once per file, not per chunk, from facts each path
+    keeps for the process (`_path_facts`): a search runs this on every fused candidate,
+    and a resident server on every query.
     """
     if not candidates:
         return []
     top = max(c.score for c in candidates) or 1.0
-    scores = {c.chunk_id: c.score for c in candidates}
 
+    coherence: dict[int, float] = {}  # a file's best candidate -> its boost
     if "coherence" in enabled:
         per_file: dict[str, float] = {}
-        best_of_file: dict[str, Candidate] = {}
-        for c in candidates:
+        best_of_file: dict[str, int] = {}
+        for i, c in enumerate(candidates):
             per_file[c.path] = per_file.get(c.path, 0.0) + c.score
-            if c.path not in best_of_file or c.score > best_of_file[c.path].score:
-                best_of_file[c.path] = c
+            best = best_of_file.get(c.path)
+            if best is None or c.score > candidates[best].score:
+                best_of_file[c.path] = i
         most = max(per_file.values())
         for path, best in best_of_file.items():
-            scores[best.chunk_id] += COHERENCE_BOOST * top * per_file[path] / most
+            coherence[best] = COHERENCE_BOOST * top * per_file[path] / most
 
     symbol_query = is_symbol_query(query)
+    names: set[str] = set()
+    scale = 1.0
     if "definition" in enabled:
         if symbol_query:
             names = {query.strip().strip("`'\"()").lower()}
             names.add(_last_segment(next(iter(names))))
-            scale = 1.0
         else:
             names = {w.lower() for w in query_identifiers(query)}
             names |= {_last_segment(n) for n in names}
             scale = EMBEDDED_IDENTIFIER_SCALE
-        if names:
-            for c in candidates:
-                if _defines(c, names):
-                    bonus = DEFINITION_BOOST * scale * top
-                    if any(_file_named_for(c.path, n) for n in names):
-                        bonus *= 1 + DEFINITION_FILE_BONUS
-                    scores[c.chunk_id] += bonus
 
-    if "path" in enabled and not symbol_query:
-        keywords = _keywords(query)
-        for c in candidates:
-            ratio = _path_ratio(_path_words(c.path), keywords)
-            if ratio >= PATH_MIN_RATIO:
-                scores[c.chunk_id] += PATH_BOOST * top * ratio
+    by_path = "path" in enabled and not symbol_query
+    penalise = "penalty" in enabled
+    keys = _keyword_keys(_keywords(query)) if by_path else []
+    wants = _wants(query) if penalise else set()
+    in_copies = penalise and bool(copies)
+    query_words = {w.lower() for w in re.findall(r"\w+", query)} if in_copies else set()
+    # path -> (boost added, penalty factor, whether in an older copy): one per file.
+    effects: dict[str, tuple[float | None, float | None, bool]] = {}
 
-    if "penalty" in enabled:
-        wants = _wants(query)
-        query_words = {w.lower() for w in re.findall(r"\w+", query)}
-        for c in candidates:
-            scores[c.chunk_id] *= path_penalty(c.path, wants)
-            if copies and _in_copy(c.path, copies, query_words):
-                scores[c.chunk_id] *= LEGACY_PENALTY
+    # Each candidate's adjustments in a fixed order: coherence, definition, path, penalties.
+    scores = []
+    for i, c in enumerate(candidates):
+        score = c.score
+        boost = coherence.get(i)
+        if boost is not None:
+            score += boost
+        if names and _defines(c, names):
+            bonus = DEFINITION_BOOST * scale * top
+            if any(_file_named_for(c.path, n) for n in names):
+                bonus *= 1 + DEFINITION_FILE_BONUS
+            score += bonus
+        if by_path or penalise:
+            effect = effects.get(c.path)
+            if effect is None:
+                ratio = _path_ratio(_path_facts(c.path), keys) if by_path else 0.0
+                effect = effects[c.path] = (
+                    PATH_BOOST * top * ratio if ratio >= PATH_MIN_RATIO else None,
+                    path_penalty(c.path, wants) if penalise else None,
+                    in_copies and _in_copy(c.path, copies, query_words),
+                )
+            boost, factor, in_copy = effect
+            if boost is not None:
+                score += boost
+            if factor is not None:
+                score *= factor
+            if in_copy:
+                score *= LEGACY_PENALTY
+        scores.append(score)
 
-    ordered = sorted(candidates, key=lambda c: -scores[c.chunk_id])
+    ordered = sorted(range(len(candidates)), key=lambda i: -scores[i])
     if "diversity" in enabled:
         taken: dict[str, int] = {}
         decayed = []
-        for c in ordered:
+        for i in ordered:
+            c = candidates[i]
             n = taken.get(c.path, 0)
             taken[c.path] = n + 1
-            decayed.append((scores[c.chunk_id] * DIVERSITY_DECAY**n, c))
+            decayed.append((scores[i] * DIVERSITY_DECAY**n, c))
         decayed.sort(key=lambda pair: -pair[0])
-        return [replace(c, score=s) for s, c in decayed]
-    return [replace(c, score=scores[c.chunk_id]) for c in ordered]
+        return [_rescored(c, s) for s, c in decayed]
+    return [_rescored(candidates[i], scores[i]) for i in ordered]
+
+
+def _rescored(c: Candidate, score: float) -> Candidate:
+    return Candidate(c.chunk_id, c.path, c.start_line, c.end_line, c.symbols, score)

@@ -1,0 +1,31 @@
+"""Query similarities: cosine as a dot product on one BLAS thread, the process's setting kept."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info
+
+from wherein.errors import EmbedderError
+from wherein.ranking.vector import similarities
+
+
+def _blas_threads() -> list[int]:
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+
+def test_similarities_are_the_dot_products_and_leave_the_thread_setting_alone():
+    rng = np.random.default_rng(7)
+    matrix = rng.standard_normal((3000, 64)).astype(np.float32)
+    query = rng.standard_normal(64).astype(np.float32)
+    before = _blas_threads()
+    sims = similarities(query, matrix)
+    assert _blas_threads() == before
+    assert sims.dtype == np.float32 and sims.shape == (3000,)
+    np.testing.assert_allclose(sims, matrix.astype(np.float64) @ query, rtol=1e-4, atol=1e-4)
+
+
+def test_a_query_of_another_width_is_refused():
+    with pytest.raises(EmbedderError, match="Run 'wherein index'"):
+        similarities(np.ones(8, dtype=np.float32), np.ones((2, 4), dtype=np.float32))
+    assert similarities(np.ones(8, dtype=np.float32), np.zeros((0, 8))).shape == (0,)
