@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 TOOL_NAME = "recall"
-ACTIONS = ("search", "index", "status", "configure")
+ACTIONS = ("search", "related", "index", "status", "configure")
 # More excerpts than this is a file dump rather than an answer: at ~1-2 KB each, 50 already
 # costs more context than most files the agent would otherwise read.
 AGENT_MAX_LIMIT = 50
@@ -43,14 +43,18 @@ MAX_PATH_CHARS = 4096
 MAX_ARGUMENT_CHARS = MAX_PATH_CHARS
 # How much of the schema's own reason a refusal repeats.
 MAX_REASON_CHARS = 200
+# As the CLI takes them (`file_filter.MAX_PATTERNS`, `text_match.MAX_PATTERN_CHARS`).
+MAX_PATTERNS = 50
+MAX_EXACT_CHARS = 1000
 
 DESCRIPTION = (
     "Find where something is handled in this repository: ranked code excerpts "
     "(path:lines, similarity, symbols) for a question in words or a name. Use it before "
     "reading files, to learn where to look. Prefer grep when you know the exact symbol or "
     "string; read a file when you need all of it; do not re-read a line range this tool just "
-    "returned. action=index builds the whole index (in the background by default), "
-    "status shows index state, configure changes settings."
+    "returned. action=related lists chunks like the one at query=FILE:LINE; action=index "
+    "builds the whole index (in the background by default), status shows index state, "
+    "configure changes settings."
 )
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
@@ -93,6 +97,16 @@ def _key_schema(key: str, spec: KeySpec) -> dict[str, Any]:
     return {"type": "string", **text}
 
 
+def _patterns(description: str) -> dict[str, Any]:
+    """A list of short strings: languages or gitignore-style patterns (search and related)."""
+    return {
+        "type": "array",
+        "items": {"type": "string", "maxLength": MAX_PATH_CHARS},
+        "maxItems": MAX_PATTERNS,
+        "description": description,
+    }
+
+
 def input_schema() -> dict[str, Any]:
     """What `recall` accepts; built at call time because providers come from the registry."""
     settable = {key: _key_schema(key, KEYS[key]) for key in AGENT_KEYS}
@@ -101,13 +115,14 @@ def input_schema() -> dict[str, Any]:
             "query": {
                 "type": "string",
                 "maxLength": MAX_QUERY_CHARS,
-                "description": "What you are looking for, in words or a name (action=search).",
+                "description": "What you are looking for, in words or a name; FILE:LINE for "
+                "action=related.",
             },
             "action": {
                 "type": "string",
                 "enum": list(ACTIONS),
                 "default": "search",
-                "description": "search (default), index, status or configure.",
+                "description": "search (default), related, index, status or configure.",
             },
             "limit": {
                 "type": "integer",
@@ -124,6 +139,14 @@ def input_schema() -> dict[str, Any]:
                 "type": "string",
                 "maxLength": MAX_PATH_CHARS,
                 "description": "Rank only inside this folder of the workspace; '.' for all of it.",
+            },
+            "lang": _patterns("Only these languages: python, go, ... or an extension: py."),
+            "glob": _patterns("Only files matching these gitignore-style patterns: '*.py'."),
+            "exclude": _patterns("Skip files matching these gitignore-style patterns: 'tests/'."),
+            "exact": {
+                "type": "string",
+                "maxLength": MAX_EXACT_CHARS,
+                "description": "Only chunks containing this text exactly; query is then optional.",
             },
             "run_in_background": {
                 "type": "boolean",
@@ -173,6 +196,16 @@ _RESULT = _strict(
 )  # fmt: skip
 
 _PENDING = _strict({"files": _COUNT, "chunks": _COUNT}, ["files", "chunks"])
+
+_ORIGIN = _strict(
+    {
+        "path": {"type": "string"},
+        "start_line": {"type": "integer", "minimum": 1},
+        "end_line": {"type": "integer", "minimum": 1},
+        "symbols": {"type": "array", "items": {"type": "string"}},
+    },
+    ["path", "start_line", "end_line", "symbols"],
+)
 
 _JOB = _strict(
     {
@@ -275,6 +308,7 @@ def output_schema() -> dict[str, Any]:
             "query": {"type": "string"},
             "scope": _SCOPE,
             "results": {"type": "array", "items": _RESULT},
+            "origin": _ORIGIN,
             "pending": _PENDING,
             "warnings": {"type": "array", "items": {"type": "string"}},
             "job": _JOB,
