@@ -62,8 +62,10 @@ CANDIDATES_PER_RANKER = 100
 # The orders of the model's phrasings count half as much as the query's own: a phrasing is a
 # guess at what the user meant, and the original must not be outvoted by one (expansion).
 PHRASING_WEIGHT = 0.5
-# What a related search ranks by: the origin's place and kind, never words it was not given.
-RELATED_SIGNALS = frozenset({"coherence", "penalty", "diversity"})
+# What reorders a related search: what kind of file each chunk is in (tests, docs, copies),
+# and one file not taking every slot. Not the query's words (there are none), nor coherence,
+# which lifts a file for holding several candidates: the origin's own file always does.
+RELATED_SIGNALS = frozenset({"penalty", "diversity"})
 
 
 def _validate(query: str, limit: int) -> tuple[str, list[str]]:
