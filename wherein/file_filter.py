@@ -58,13 +58,6 @@ class FileFilter:
 
         return allowed
 
-    def to_json(self) -> dict[str, list[str]]:
-        return {
-            "languages": sorted(self.languages),
-            "globs": list(self.globs),
-            "excludes": list(self.excludes),
-        }
-
 
 def file_filter(
     languages: Sequence[str] = (),

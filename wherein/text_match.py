@@ -23,17 +23,19 @@ from __future__ import annotations
 import json
 import re
 import signal
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, TypeVar
 
 from wherein.errors import UsageError
 from wherein.untrusted import echo
+
+if TYPE_CHECKING:  # the caller's: a check of the arguments alone loads neither
+    import sqlite3
+
+    import numpy as np
 
 __all__ = [
     "EXACT",

@@ -17,7 +17,9 @@ import jsonschema
 
 from wherein.config import KEYS, KeySpec
 from wherein.errors import UsageError
+from wherein.file_filter import MAX_PATTERNS
 from wherein.plugin.policy import AGENT_KEYS, in_process_providers
+from wherein.text_match import MAX_PATTERN_CHARS
 from wherein.untrusted import MAX_ECHO_CHARS, as_text, echo, one_line
 
 __all__ = [
@@ -43,9 +45,6 @@ MAX_PATH_CHARS = 4096
 MAX_ARGUMENT_CHARS = MAX_PATH_CHARS
 # How much of the schema's own reason a refusal repeats.
 MAX_REASON_CHARS = 200
-# As the CLI takes them (`file_filter.MAX_PATTERNS`, `text_match.MAX_PATTERN_CHARS`).
-MAX_PATTERNS = 50
-MAX_EXACT_CHARS = 1000
 
 DESCRIPTION = (
     "Find where something is handled in this repository: ranked code excerpts "
@@ -145,7 +144,7 @@ def input_schema() -> dict[str, Any]:
             "exclude": _patterns("Skip files matching these gitignore-style patterns: 'tests/'."),
             "exact": {
                 "type": "string",
-                "maxLength": MAX_EXACT_CHARS,
+                "maxLength": MAX_PATTERN_CHARS,
                 "description": "Only chunks containing this text exactly; query is then optional.",
             },
             "run_in_background": {
