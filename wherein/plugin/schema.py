@@ -96,11 +96,11 @@ def _key_schema(key: str, spec: KeySpec) -> dict[str, Any]:
     return {"type": "string", **text}
 
 
-def _patterns(description: str) -> dict[str, Any]:
-    """A list of short strings: languages or gitignore-style patterns (search and related)."""
+def _strings(description: str) -> dict[str, Any]:
+    """A list of languages or patterns; `clean_arguments` caps each string's length."""
     return {
         "type": "array",
-        "items": {"type": "string", "maxLength": MAX_PATH_CHARS},
+        "items": {"type": "string"},
         "maxItems": MAX_PATTERNS,
         "description": description,
     }
@@ -139,13 +139,13 @@ def input_schema() -> dict[str, Any]:
                 "maxLength": MAX_PATH_CHARS,
                 "description": "Rank only inside this folder of the workspace; '.' for all of it.",
             },
-            "lang": _patterns("Only these languages: python, go, ... or an extension: py."),
-            "glob": _patterns("Only files matching these gitignore-style patterns: '*.py'."),
-            "exclude": _patterns("Skip files matching these gitignore-style patterns: 'tests/'."),
+            "lang": _strings("Only these languages (python, ts, ...)."),
+            "glob": _strings("Only files matching these .gitignore-style patterns."),
+            "exclude": _strings("Skip files matching these .gitignore-style patterns."),
             "exact": {
                 "type": "string",
                 "maxLength": MAX_PATTERN_CHARS,
-                "description": "Only chunks containing this text exactly; query is then optional.",
+                "description": "Only chunks containing this exact text; query is then optional.",
             },
             "run_in_background": {
                 "type": "boolean",
@@ -195,16 +195,6 @@ _RESULT = _strict(
 )  # fmt: skip
 
 _PENDING = _strict({"files": _COUNT, "chunks": _COUNT}, ["files", "chunks"])
-
-_ORIGIN = _strict(
-    {
-        "path": {"type": "string"},
-        "start_line": {"type": "integer", "minimum": 1},
-        "end_line": {"type": "integer", "minimum": 1},
-        "symbols": {"type": "array", "items": {"type": "string"}},
-    },
-    ["path", "start_line", "end_line", "symbols"],
-)
 
 _JOB = _strict(
     {
@@ -307,7 +297,6 @@ def output_schema() -> dict[str, Any]:
             "query": {"type": "string"},
             "scope": _SCOPE,
             "results": {"type": "array", "items": _RESULT},
-            "origin": _ORIGIN,
             "pending": _PENDING,
             "warnings": {"type": "array", "items": {"type": "string"}},
             "job": _JOB,

@@ -214,7 +214,10 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     _, block = render_hits(result.hits)
     count = len(result.hits)
     where = f" under {path}" if path else ""
-    about = f"like {result.origin.label}" if result.origin else f"for {result.query!r}"
+    about = f"for {result.query!r}"
+    if result.origin is not None:  # the text says what was compared; the schema stays as it was
+        names = ", ".join(result.origin.symbols[:3])
+        about = f"like {result.origin.label}" + (f" ({names})" if names else "")
     lines = [f"{count} result{'s' if count != 1 else ''} {about}{where}."]
     if capped:
         lines.append(f"Note: {capped}")
@@ -237,8 +240,6 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
         "pending": {"files": result.pending_files, "chunks": result.pending_chunks},
         "warnings": list(result.warnings),
     }
-    if result.origin is not None:
-        fields["origin"] = result.origin.to_json()
     job = session.job
     if job is not None and job.running:
         fields["job"] = job.snapshot()
