@@ -83,8 +83,9 @@ def main(argv: list[str] | None = None) -> int:
         http = OllamaEmbedder(_settings(port, args, "all-minilm"))
 
         def run_direct() -> np.ndarray:
-            parts = [direct.embed(texts[i : i + args.batch])
-                     for i in range(0, len(texts), args.batch)]  # fmt: skip
+            parts = [
+                direct.embed(texts[i : i + args.batch]) for i in range(0, len(texts), args.batch)
+            ]
             return np.vstack(parts)
 
         run_direct()  # warm both sides once
@@ -107,12 +108,16 @@ def main(argv: list[str] | None = None) -> int:
     largest_gap = float(np.abs(direct_vectors - http_vectors).max())
     direct_rate = statistics.median(direct_rates)
     http_rate = statistics.median(http_rates)
-    print(f"texts {len(texts)}, batch {args.batch}, concurrency {args.concurrency}, "
-          f"rounds {args.rounds} (median)")  # fmt: skip
+    print(
+        f"texts {len(texts)}, batch {args.batch}, concurrency {args.concurrency}, "
+        f"rounds {args.rounds} (median)"
+    )
     print(f"in process : {direct_rate:8.1f} embeddings/s  rounds {_fmt(direct_rates)}")
     print(f"HTTP path  : {http_rate:8.1f} embeddings/s  rounds {_fmt(http_rates)}")
-    print(f"HTTP / in-process: {http_rate / direct_rate:.2f}x; "
-          f"largest difference between the two vectors of a text: {largest_gap:.2e}")  # fmt: skip
+    print(
+        f"HTTP / in-process: {http_rate / direct_rate:.2f}x; "
+        f"largest difference between the two vectors of a text: {largest_gap:.2e}"
+    )
     return 0
 
 
@@ -149,11 +154,15 @@ def _transport_only(texts: list[str], args: argparse.Namespace) -> int:
         process.stdin.close()
         process.wait(timeout=30)
     batches_per_s = statistics.median(rates) / args.batch
-    print(f"texts {len(texts)}, batch {args.batch}, concurrency {args.concurrency}, hashed "
-          f"vectors (no model), rounds {args.rounds} (median)")  # fmt: skip
-    print(f"HTTP path ceiling: {statistics.median(rates):8.1f} embeddings/s "
-          f"({batches_per_s:.0f} requests/s, {1000 / batches_per_s:.1f} ms a request); "
-          f"rounds {_fmt(rates)}")  # fmt: skip
+    print(
+        f"texts {len(texts)}, batch {args.batch}, concurrency {args.concurrency}, hashed "
+        f"vectors (no model), rounds {args.rounds} (median)"
+    )
+    print(
+        f"HTTP path ceiling: {statistics.median(rates):8.1f} embeddings/s "
+        f"({batches_per_s:.0f} requests/s, {1000 / batches_per_s:.1f} ms a request); "
+        f"rounds {_fmt(rates)}"
+    )
     return 0
 
 

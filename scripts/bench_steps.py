@@ -33,8 +33,12 @@ from wherein.search import run_search
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CHAT_MODEL = "tiny-chat"  # the model tests.ranking.chat_server knows
-MODES = {"off": (), "expansion": ("expansion",), "rerank": ("rerank",),
-         "both": ("expansion", "rerank")}  # fmt: skip
+MODES = {
+    "off": (),
+    "expansion": ("expansion",),
+    "rerank": ("rerank",),
+    "both": ("expansion", "rerank"),
+}
 _DEF = re.compile(r"^\s*(?:def|class)\s+([A-Za-z_]\w*)", re.MULTILINE)
 _DOC = re.compile(r'^\s*"""([A-Z][^"\n]{15,90}?)[."]', re.MULTILINE)
 
@@ -61,8 +65,11 @@ class _ChatServer:
     def __init__(self, *flags: str) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.ranking.chat_server", *flags],
-            cwd=REPO_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            cwd=REPO_ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         line = self.process.stdout.readline() if self.process.stdout else ""
         if not line.startswith("PORT "):
             self.close()
@@ -83,16 +90,22 @@ def _settings(corpus: Path, url: str, steps: tuple[str, ...], timeout_s: float):
     environ = dict(os.environ)
     for step in steps:
         prefix = f"WHEREIN_{step.upper()}_"
-        environ.update({prefix + "ENABLED": "true", prefix + "MODEL": CHAT_MODEL,
-                        prefix + "API_BASE": url,
-                        prefix + "TIMEOUT_S": str(timeout_s)})  # fmt: skip
+        environ.update(
+            {
+                prefix + "ENABLED": "true",
+                prefix + "MODEL": CHAT_MODEL,
+                prefix + "API_BASE": url,
+                prefix + "TIMEOUT_S": str(timeout_s),
+            }
+        )
     return load_settings(corpus, environ=environ)
 
 
 def _search(query: str, corpus: Path, settings, embedder) -> tuple[float, object]:
     started = time.perf_counter()
-    result = run_search(query, workspace=corpus, settings=settings, embedder=embedder,
-                        cold_budget_s=0.0)  # fmt: skip
+    result = run_search(
+        query, workspace=corpus, settings=settings, embedder=embedder, cold_budget_s=0.0
+    )
     return (time.perf_counter() - started) * 1000.0, result
 
 
@@ -122,13 +135,18 @@ def main(argv: list[str] | None = None) -> int:
     build_index(corpus, base)
     embedder = create_embedder(base)
     queries = _queries(corpus, args.queries, args.seed)
-    print(f"corpus {corpus} ({args.provider}), {len(queries)} queries, step deadline "
-          f"{args.timeout_s:g} s, server delay {args.delay_ms:g} ms", file=sys.stderr)  # fmt: skip
+    print(
+        f"corpus {corpus} ({args.provider}), {len(queries)} queries, step deadline "
+        f"{args.timeout_s:g} s, server delay {args.delay_ms:g} ms",
+        file=sys.stderr,
+    )
 
     good = _ChatServer("--delay-ms", str(args.delay_ms))
     try:
-        settings = {mode: _settings(corpus, good.url, steps, args.timeout_s)
-                    for mode, steps in MODES.items()}  # fmt: skip
+        settings = {
+            mode: _settings(corpus, good.url, steps, args.timeout_s)
+            for mode, steps in MODES.items()
+        }
         for mode in MODES:  # warm: first connections, first embeddings
             _search(queries[0], corpus, settings[mode], embedder)
         times: dict[str, list[float]] = {mode: [] for mode in MODES}
@@ -172,9 +190,11 @@ def main(argv: list[str] | None = None) -> int:
                 added.append(ms - base_ms)
                 gave_up.append(getattr(result, step).ms)
                 statuses.add(getattr(result, step).status)
-            print(f"{step:<11} {_pct(added, .5):>9.1f} {max(added):>7.1f}   "
-                  f"{_pct(gave_up, .5):>17.1f} {max(gave_up):>7.1f}   "
-                  f"{sorted(statuses)}")  # fmt: skip
+            print(
+                f"{step:<11} {_pct(added, 0.5):>9.1f} {max(added):>7.1f}   "
+                f"{_pct(gave_up, 0.5):>17.1f} {max(gave_up):>7.1f}   "
+                f"{sorted(statuses)}"
+            )
         print(
             "(gave up after: the step's own clock, request start to giving up; expansion "
             "starts before the index refresh, so less of its wait is added)"

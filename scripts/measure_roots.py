@@ -61,9 +61,15 @@ def main(argv: list[str] | None = None) -> int:
         walked = list(walk_root(root, settings["walk.max_file_bytes"], WalkReport()))
         walk_s = time.monotonic() - started
         on_disk = _nested_on_disk(root.path)
-        report["roots"].append({"label": root.label, "path": str(root.path),
-                                "files_walked": len(walked), "walk_s": round(walk_s, 2),
-                                "nested_dirs_on_disk": on_disk})  # fmt: skip
+        report["roots"].append(
+            {
+                "label": root.label,
+                "path": str(root.path),
+                "files_walked": len(walked),
+                "walk_s": round(walk_s, 2),
+                "nested_dirs_on_disk": on_disk,
+            }
+        )
     started = time.monotonic()
     summary = build_index(workspace, settings)
     report["index"] = {"line": summary.line(), "wall_s": round(time.monotonic() - started, 1)}
@@ -86,17 +92,29 @@ def main(argv: list[str] | None = None) -> int:
     runs = [(q, None) for q in args.query] + [(q, "app") for q in args.query if args.focused]
     for query, focus in runs:
         started = time.monotonic()
-        result = run_search(query, workspace=workspace, settings=settings, limit=args.limit,
-                            focus=focus)  # fmt: skip
+        result = run_search(
+            query, workspace=workspace, settings=settings, limit=args.limit, focus=focus
+        )
         seconds = time.monotonic() - started
-        report["queries"].append({
-            "query": query, "focus": focus, "seconds": round(seconds, 2),
-            "warnings": result.warnings,
-            "returned_chars": result.returned_chars, "whole_files_chars": result.source_chars,
-            "top": [{"path": h.path, "lines": f"{h.start_line}-{h.end_line}",
-                     "symbols": list(h.symbols[:3]), "excerpt_chars": len(h.excerpt)}
-                    for h in result.hits],
-        })  # fmt: skip
+        report["queries"].append(
+            {
+                "query": query,
+                "focus": focus,
+                "seconds": round(seconds, 2),
+                "warnings": result.warnings,
+                "returned_chars": result.returned_chars,
+                "whole_files_chars": result.source_chars,
+                "top": [
+                    {
+                        "path": h.path,
+                        "lines": f"{h.start_line}-{h.end_line}",
+                        "symbols": list(h.symbols[:3]),
+                        "excerpt_chars": len(h.excerpt),
+                    }
+                    for h in result.hits
+                ],
+            }
+        )
     json.dump(report, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0

@@ -72,8 +72,9 @@ def main(argv: list[str] | None = None) -> int:
             for focus, label in ((package, 0), (wrong, 1)):
                 stats = _statistics(sims, owner == focus)
                 stats["scope_gap"] = scope_gap(sims, owner == focus)
-                rows.append({"query": query, "package": package, "focus": focus,
-                             "weak": label, **stats})  # fmt: skip
+                rows.append(
+                    {"query": query, "package": package, "focus": focus, "weak": label, **stats}
+                )
     store.close()
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1))
@@ -105,8 +106,9 @@ def _copy_packages(workspace: Path, packages: list[str]) -> None:
     for package in packages:
         target = workspace / package
         if not target.exists():
-            shutil.copytree(site / package, target,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.so"))  # fmt: skip
+            shutil.copytree(
+                site / package, target, ignore=shutil.ignore_patterns("__pycache__", "*.so")
+            )
 
 
 def _docstring_queries(folder: Path, rng: random.Random) -> list[str]:
@@ -154,8 +156,10 @@ def _report(rows: list[dict], packages: list[str]) -> None:
     train = np.array([r["package"] in half for r in rows])
     names = [k for k in rows[0] if k not in ("query", "package", "focus", "weak")]
     print(f"{len(rows) // 2} queries over {len(packages)} libraries")
-    print(f"{'statistic':<14}{'AUC':>6}  {'threshold':>10}  {'train bal.acc':>13}  "
-          f"{'test: notice on right scope':>27}  {'test: notice on wrong scope':>27}")  # fmt: skip
+    print(
+        f"{'statistic':<14}{'AUC':>6}  {'threshold':>10}  {'train bal.acc':>13}  "
+        f"{'test: notice on right scope':>27}  {'test: notice on wrong scope':>27}"
+    )
     for name in names:
         # Statistics where a larger value means "weaker" are used as is; others flipped.
         scores = np.array([r[name] for r in rows], dtype=float)

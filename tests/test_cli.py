@@ -40,9 +40,20 @@ TOP_KEYS = set(
     "query workspace scope results pending warnings usage expansion rerank tiers".split()
 )
 RESULT_KEYS = {
-    "rank", "path", "root", "source_path", "start_line", "end_line", "symbols", "language",
-    "score", "similarity", "stale", "truncated", "excerpt",
-}  # fmt: skip
+    "rank",
+    "path",
+    "root",
+    "source_path",
+    "start_line",
+    "end_line",
+    "symbols",
+    "language",
+    "score",
+    "similarity",
+    "stale",
+    "truncated",
+    "excerpt",
+}
 
 
 @pytest.fixture
@@ -165,8 +176,14 @@ def test_search_json_stays_valid_with_odd_file_names(tmp_path):
         handle.write("def zebra_crossing():\n    return 1\n")
     with open(os.fsencode(root) + b"/bad\xffname.py", "w") as handle:
         handle.write("def okapi_grazing():\n    return 2\n")
-    done = run_wherein("search", "zebra_crossing okapi_grazing", "--json", "--workspace",
-                       str(root), env={"WHEREIN_EMBEDDING_PROVIDER": "static"})  # fmt: skip
+    done = run_wherein(
+        "search",
+        "zebra_crossing okapi_grazing",
+        "--json",
+        "--workspace",
+        str(root),
+        env={"WHEREIN_EMBEDDING_PROVIDER": "static"},
+    )
     assert done.returncode == 0, done.stderr.decode()
     payload = json.loads(done.stdout.decode("utf-8"))  # strict UTF-8: no stray bytes
     assert {r["path"] for r in payload["results"]} == {"two\nlines.py", "bad\\xffname.py"}
@@ -222,9 +239,15 @@ def test_status_json_leaves_an_existing_index_unchanged(capsys, repo, static):
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("search.nope", "3"), ("nosection", "1"), ("search.limit", "abc"), ("search.limit", "0"),
-     ("embedding.provider", "telepathy"), ("expansion.enabled", "maybe")],
-)  # fmt: skip
+    [
+        ("search.nope", "3"),
+        ("nosection", "1"),
+        ("search.limit", "abc"),
+        ("search.limit", "0"),
+        ("embedding.provider", "telepathy"),
+        ("expansion.enabled", "maybe"),
+    ],
+)
 def test_config_set_of_an_unknown_key_or_bad_value_exits_2_naming_the_key(capsys, key, value):
     from wherein.config import user_config_path
 
@@ -283,8 +306,9 @@ def test_wherein_home_without_write_permission_exits_1(repo, tmp_path):
     os.chmod(home, 0o555)
     try:
         assert_permissions_apply(prefix, secret)
-        done = run_wherein("index", "--workspace", str(repo), prefix=prefix,
-                           env={"WHEREIN_HOME": str(home)})  # fmt: skip
+        done = run_wherein(
+            "index", "--workspace", str(repo), prefix=prefix, env={"WHEREIN_HOME": str(home)}
+        )
         assert done.returncode == 1
         sentence = assert_one_sentence(done.stderr)
         assert str(home) in sentence and "Permission denied" in sentence

@@ -25,24 +25,34 @@ STATIC = {"WHEREIN_EMBEDDING_PROVIDER": "static"}
 
 @pytest.fixture
 def workspace(tmp_path):
-    return write_tree(tmp_path / "ws", {
-        "app/main.py": "from widgets import render_widget\n\ndef main():\n    render_widget()\n",
-        "lib/helpers.py": "def local_helper():\n    return 1\n",
-    })  # fmt: skip
+    return write_tree(
+        tmp_path / "ws",
+        {
+            "app/main.py": (
+                "from widgets import render_widget\n\ndef main():\n    render_widget()\n"
+            ),
+            "lib/helpers.py": "def local_helper():\n    return 1\n",
+        },
+    )
 
 
 @pytest.fixture
 def library(tmp_path):
     """A library tree shaped like an installed package, with what must not be indexed."""
-    return write_tree(tmp_path / "deps" / "site-packages", {
-        "widgets/render.py": "def render_widget(size):\n    '''Draw a widget.'''\n    return 1\n",
-        "widgets/node_modules/leftpad/index.js": "function padLeftNested() {}\n",
-        "widgets/vendor/site-packages/inner/mod.py": "def nested_site_function(): pass\n",
-        "widgets/.venv/lib/x.py": "def venv_function(): pass\n",
-        "widgets-1.0.dist-info/METADATA": "Name: widgets\n\nDraw a widget.\n",
-        "widgets.egg-info/PKG-INFO": "Name: widgets\n",
-        "__pycache__/render.cpython-311.pyc": b"\x00\x01",
-    })  # fmt: skip
+    return write_tree(
+        tmp_path / "deps" / "site-packages",
+        {
+            "widgets/render.py": (
+                "def render_widget(size):\n    '''Draw a widget.'''\n    return 1\n"
+            ),
+            "widgets/node_modules/leftpad/index.js": "function padLeftNested() {}\n",
+            "widgets/vendor/site-packages/inner/mod.py": "def nested_site_function(): pass\n",
+            "widgets/.venv/lib/x.py": "def venv_function(): pass\n",
+            "widgets-1.0.dist-info/METADATA": "Name: widgets\n\nDraw a widget.\n",
+            "widgets.egg-info/PKG-INFO": "Name: widgets\n",
+            "__pycache__/render.cpython-311.pyc": b"\x00\x01",
+        },
+    )
 
 
 def search(workspace: Path, query: str, roots: list[str], **kwargs):
@@ -107,21 +117,32 @@ def test_results_from_a_root_carry_the_labelled_path_and_the_absolute_source_pat
 def test_the_root_is_entered_whatever_it_is_called_but_the_skip_list_applies_below(
     tmp_path, workspace
 ):
-    scoped = write_tree(tmp_path / "project" / "node_modules" / "@acme", {
-        "ui/button.js": "export function acmeButton() {}\n",
-        "ui/node_modules/dep/index.js": "export function nestedDep() {}\n",
-    })  # fmt: skip
-    site = write_tree(tmp_path / "env" / "site-packages", {
-        "pkg/core.py": "def core(): pass\n",
-        "pkg/site-packages/other/mod.py": "def other(): pass\n",
-        "pkg/dist-packages/third/mod.py": "def third(): pass\n",
-    })  # fmt: skip
+    scoped = write_tree(
+        tmp_path / "project" / "node_modules" / "@acme",
+        {
+            "ui/button.js": "export function acmeButton() {}\n",
+            "ui/node_modules/dep/index.js": "export function nestedDep() {}\n",
+        },
+    )
+    site = write_tree(
+        tmp_path / "env" / "site-packages",
+        {
+            "pkg/core.py": "def core(): pass\n",
+            "pkg/site-packages/other/mod.py": "def other(): pass\n",
+            "pkg/dist-packages/third/mod.py": "def third(): pass\n",
+        },
+    )
     search(workspace, "button", [str(scoped), str(site)])
     paths = indexed_paths(workspace)
     assert "@acme/ui/button.js" in paths
     assert "site-packages/pkg/core.py" in paths
-    nested = [p for p in paths if "node_modules" in p.split("/")[1:] or
-              "site-packages" in p.split("/")[1:] or "dist-packages" in p]  # fmt: skip
+    nested = [
+        p
+        for p in paths
+        if "node_modules" in p.split("/")[1:]
+        or "site-packages" in p.split("/")[1:]
+        or "dist-packages" in p
+    ]
     assert nested == []
 
 
@@ -233,12 +254,20 @@ def test_an_unreadable_root_is_reported_and_skipped(tmp_path, workspace, library
     try:
         assert_permissions_apply(prefix, locked / "secret.py")
         env = {**STATIC, "WHEREIN_SCOPE_SOURCE_ROOTS": f"{locked},deps={library}"}
-        found = run_wherein("search", "render_widget", "--workspace", str(workspace), "--json",
-                            prefix=prefix, env=env)  # fmt: skip
+        found = run_wherein(
+            "search",
+            "render_widget",
+            "--workspace",
+            str(workspace),
+            "--json",
+            prefix=prefix,
+            env=env,
+        )
         assert found.returncode == 0, found.stderr
         payload = json.loads(found.stdout)
-        assert any(f"{locked} cannot be read (Permission denied)" in w
-                   for w in payload["warnings"]), payload["warnings"]  # fmt: skip
+        assert any(
+            f"{locked} cannot be read (Permission denied)" in w for w in payload["warnings"]
+        ), payload["warnings"]
         assert payload["results"][0]["path"] == "deps/widgets/render.py"
     finally:
         os.chmod(locked, 0o755)
@@ -250,22 +279,45 @@ def test_an_unreadable_root_is_reported_and_skipped(tmp_path, workspace, library
 
 @pytest.fixture
 def project(tmp_path):
-    return write_tree(tmp_path / "project", {
-        ".venv/pyvenv.cfg": "home = /usr/bin\n",
-        ".venv/lib/python3.11/site-packages/requests/api.py": "def get(url): pass\n",
-        "web/app.ts": (
-            "import React from 'react';\n"
-            "import { Button } from \"@acme/ui/button\";\n"
-            "import local from './local';\n"
-            "import fs from 'node:fs';\n"
-            "const missing = require('not-installed');\n"
-        ),
-        "packages/site/src/pad.js": "const pad = require('left-pad');\n",
-        "node_modules/react/index.js": "module.exports = {};\n",
-        "node_modules/@acme/ui/button.js": "export function Button() {}\n",
-        "node_modules/unused/index.js": "module.exports = {};\n",
-        "packages/site/node_modules/left-pad/index.js": "module.exports = pad;\n",
-    })  # fmt: skip
+    return write_tree(
+        tmp_path / "project",
+        {
+            ".venv/pyvenv.cfg": "home = /usr/bin\n",
+            ".venv/lib/python3.11/site-packages/requests/api.py": "def get(url): pass\n",
+            ".venv/lib/python3.11/site-packages/requests-2.31.0.dist-info/METADATA": (
+                "Metadata-Version: 2.1\nName: requests\nVersion: 2.31.0\n"
+            ),
+            ".venv/lib/python3.11/site-packages/requests-2.31.0.dist-info/top_level.txt": (
+                "requests\n"
+            ),
+            # No top_level.txt: the RECORD's folders say what PyYAML installs.
+            ".venv/lib/python3.11/site-packages/yaml/__init__.py": "def safe_load(s): pass\n",
+            ".venv/lib/python3.11/site-packages/PyYAML-6.0.dist-info/METADATA": (
+                "Metadata-Version: 2.1\nName: PyYAML\nVersion: 6.0\n"
+            ),
+            ".venv/lib/python3.11/site-packages/PyYAML-6.0.dist-info/RECORD": (
+                "yaml/__init__.py,sha256=x,10\nPyYAML-6.0.dist-info/METADATA,,\n"
+            ),
+            ".venv/lib/python3.11/site-packages/six.py": "X = 1\n",  # a module, not a folder
+            ".venv/lib/python3.11/site-packages/unused/__init__.py": "X = 1\n",
+            ".venv/lib/python3.11/site-packages/app/__init__.py": "X = 1\n",  # a copy of its own
+            "app/__init__.py": "",
+            "app/client.py": "import os, requests\nfrom app import util\nimport six\n",
+            "app/util.py": "from requests.api import get\n\ndef load():\n    import yaml\n",
+            "web/app.ts": (
+                "import React from 'react';\n"
+                'import { Button } from "@acme/ui/button";\n'
+                "import local from './local';\n"
+                "import fs from 'node:fs';\n"
+                "const missing = require('not-installed');\n"
+            ),
+            "packages/site/src/pad.js": "const pad = require('left-pad');\n",
+            "node_modules/react/index.js": "module.exports = {};\n",
+            "node_modules/@acme/ui/button.js": "export function Button() {}\n",
+            "node_modules/unused/index.js": "module.exports = {};\n",
+            "packages/site/node_modules/left-pad/index.js": "module.exports = pad;\n",
+        },
+    )
 
 
 def test_roots_suggest_lists_the_virtualenv_and_the_imported_packages(project, monkeypatch):
@@ -273,13 +325,30 @@ def test_roots_suggest_lists_the_virtualenv_and_the_imported_packages(project, m
     shown = run_wherein("roots", "suggest", "--workspace", str(project), "--json")
     assert shown.returncode == 0, shown.stderr
     payload = json.loads(shown.stdout)
+    site = ".venv/lib/python3.11/site-packages"
     assert [s["entry"] for s in payload["suggestions"]] == [
-        "site-packages=.venv/lib/python3.11/site-packages",
+        f"requests={site}/requests",  # imported by two files: the larger benefit first
+        f"yaml={site}/yaml",
         "ui=node_modules/@acme/ui",
         "left-pad=packages/site/node_modules/left-pad",
         "react=node_modules/react",
     ]
-    assert payload["suggestions"][0]["reason"] == "the workspace's virtualenv .venv"
+    first, second = payload["suggestions"][:2]
+    assert first["reason"] == (
+        "imported by 2 files (requests 2.31.0), in the workspace's virtualenv .venv"
+    )
+    assert (first["importers"], first["distributions"]) == (2, ["requests 2.31.0"])
+    assert (second["importers"], second["distributions"]) == (1, ["PyYAML 6.0"])
+    assert "importers" not in payload["suggestions"][2]  # node entries keep their fields
+    text = run_wherein("roots", "suggest", "--workspace", str(project)).stdout.decode()
+    assert text.startswith(f"requests={site}/requests\t(python: imported by 2 files")
+
+
+def test_a_package_inside_a_configured_root_is_not_suggested_again(project, monkeypatch):
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    whole = ".venv/lib/python3.11/site-packages"
+    suggestions = suggest_roots(project.resolve(), [f"everything={whole}"])
+    assert [s.kind for s in suggestions] == ["node", "node", "node"]
 
 
 def test_roots_suggest_skips_folders_linked_out_of_the_workspace(tmp_path, monkeypatch):
@@ -307,8 +376,9 @@ def test_roots_suggest_skips_folders_linked_out_of_the_workspace(tmp_path, monke
 
 def test_the_suggested_command_adds_every_root_in_one_go(project, monkeypatch):
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
-    payload = json.loads(run_wherein("roots", "suggest", "--workspace", str(project),
-                                     "--json").stdout)  # fmt: skip
+    payload = json.loads(
+        run_wherein("roots", "suggest", "--workspace", str(project), "--json").stdout
+    )
     words = shlex.split(payload["command"])
     assert words[:2] == ["wherein", "config"]
     assert run_wherein(*words[1:]).returncode == 0
@@ -316,8 +386,9 @@ def test_the_suggested_command_adds_every_root_in_one_go(project, monkeypatch):
     result = json.loads(found.stdout)
     assert result["warnings"] == []
     assert result["results"][0]["path"] == "ui/button.js"
-    again = json.loads(run_wherein("roots", "suggest", "--workspace", str(project),
-                                   "--json").stdout)  # fmt: skip
+    again = json.loads(
+        run_wherein("roots", "suggest", "--workspace", str(project), "--json").stdout
+    )
     assert again["suggestions"] == [] and again["command"] is None
 
 
@@ -330,9 +401,46 @@ def test_without_a_virtualenv_the_python3_on_path_is_asked(tmp_path, monkeypatch
     python = bin_dir / "python3"
     python.write_text(f"#!/bin/sh\necho {site}\n")
     python.chmod(0o755)
-    ws = write_tree(tmp_path / "ws", {"main.py": "print(1)\n"})
+    (site / "attr").mkdir()
+    ws = write_tree(tmp_path / "ws", {"main.py": "import attr\nprint(1)\n"})
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     suggestions = suggest_roots(ws, [])
     assert [(s.entry, s.reason) for s in suggestions] == [
-        (f"site-packages={site}", f"the python3 on PATH ({python})")
+        (
+            f"attr={site / 'attr'}",
+            f"imported by 1 file (no distribution lists it), in the python3 on PATH ({python})",
+        )
+    ]
+
+
+def test_a_planted_virtualenv_cannot_link_a_package_out_or_hang_on_its_metadata(
+    tmp_path, monkeypatch
+):
+    """A clone's own `.venv` is the clone's: a package folder linked to the home folder is not
+    suggested, and metadata planted as a link to /dev/zero or a FIFO is not read."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no python3 to fall back on
+    outside = write_tree(tmp_path / "home-folder", {"secrets/key.py": "KEY = 1\n"})
+    site_rel = ".venv/lib/python3.11/site-packages"
+    ws = write_tree(
+        tmp_path / "ws",
+        {
+            "main.py": "import secrets_pkg\nimport requests\nimport yaml\n",
+            "other.py": "import requests\n",
+            ".venv/pyvenv.cfg": "home = /usr/bin\n",
+            f"{site_rel}/requests/__init__.py": "X = 1\n",
+            f"{site_rel}/requests-1.0.dist-info/top_level.txt": "requests\n",
+            f"{site_rel}/yaml/__init__.py": "X = 1\n",
+        },
+    ).resolve()
+    site = ws / site_rel
+    (site / "secrets_pkg").symlink_to(outside / "secrets", target_is_directory=True)
+    os.mkfifo(site / "requests-1.0.dist-info" / "METADATA")  # the name comes from the folder
+    (site / "PyYAML-6.0.dist-info").mkdir()
+    (site / "PyYAML-6.0.dist-info" / "RECORD").symlink_to("/dev/zero")
+    (site / "PyYAML-6.0.dist-info" / "top_level.txt").symlink_to(outside / "secrets" / "key.py")
+    suggestions = suggest_roots(ws, [])
+    assert [(s.entry, s.distributions) for s in suggestions] == [
+        (f"requests={site_rel}/requests", ("requests 1.0",)),
+        (f"yaml={site_rel}/yaml", ()),
     ]

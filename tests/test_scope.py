@@ -29,21 +29,30 @@ def settings_for(workspace: Path, **env: str):
 
 def search(workspace: Path, query: str, focus: str | None = None, **kwargs):
     settings = kwargs.pop("settings", None) or load_settings(workspace, environ={})
-    return run_search(query, workspace=workspace, settings=settings, focus=focus,
-                      fast_embedder=HashingEmbedder(), **kwargs)  # fmt: skip
+    return run_search(
+        query,
+        workspace=workspace,
+        settings=settings,
+        focus=focus,
+        fast_embedder=HashingEmbedder(),
+        **kwargs,
+    )
 
 
 @pytest.fixture
 def marked(tmp_path):
     """services/billing and services/billing/api carry markers; services/auth does not."""
-    return write_tree(tmp_path / "ws", {
-        "services/billing/CONTROLLER.md": "# billing\n",
-        "services/billing/api/CONTROLLER.md": "# billing api\n",
-        "services/billing/api/v1/routes.py": "def route(): pass\n",
-        "services/billing/invoice.py": "def make_invoice(): pass\n",
-        "services/auth/login.py": "def login(): pass\n",
-        "CONTROLLER.md": "# the root marker narrows nothing\n",
-    })  # fmt: skip
+    return write_tree(
+        tmp_path / "ws",
+        {
+            "services/billing/CONTROLLER.md": "# billing\n",
+            "services/billing/api/CONTROLLER.md": "# billing api\n",
+            "services/billing/api/v1/routes.py": "def route(): pass\n",
+            "services/billing/invoice.py": "def make_invoice(): pass\n",
+            "services/auth/login.py": "def login(): pass\n",
+            "CONTROLLER.md": "# the root marker narrows nothing\n",
+        },
+    )
 
 
 # -- resolution -----------------------------------------------------------------
@@ -116,12 +125,14 @@ def test_every_search_result_says_how_its_scope_was_resolved(marked):
         (("--focus", "services/auth"), {"focus": "services/auth", "resolved_by": "explicit"}),
         (("--focus", "."), {"focus": None, "resolved_by": "explicit"}),
     ):
-        found = run_wherein("search", "route", "--workspace", str(marked), "--json", *args,
-                            env=env, cwd=cwd)  # fmt: skip
+        found = run_wherein(
+            "search", "route", "--workspace", str(marked), "--json", *args, env=env, cwd=cwd
+        )
         assert found.returncode == 0, found.stderr
         assert json.loads(found.stdout)["scope"] == expected
-    outside = run_wherein("search", "route", "--workspace", str(marked), "--json", env=env,
-                          cwd=marked.parent)  # fmt: skip
+    outside = run_wherein(
+        "search", "route", "--workspace", str(marked), "--json", env=env, cwd=marked.parent
+    )
     assert json.loads(outside.stdout)["scope"] == {"focus": None, "resolved_by": "workspace"}
 
 
@@ -281,7 +292,8 @@ def test_without_vectors_a_scope_with_no_keyword_match_says_so(tmp_path):
     result = search(ws, "verify_password", focus="billing", tiers=frozenset())
     assert not any(tier["used"] for tier in result.to_json()["tiers"].values())
     assert result.hits == []
-    assert any("Nothing inside the focus 'billing'" in w and "--focus ." in w
-               for w in result.warnings)  # fmt: skip
+    assert any(
+        "Nothing inside the focus 'billing'" in w and "--focus ." in w for w in result.warnings
+    )
     fine = search(ws, "verify_password", focus="auth", tiers=frozenset())
     assert fine.hits and not [w for w in fine.warnings if "focus" in w]

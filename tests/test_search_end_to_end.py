@@ -44,8 +44,9 @@ def test_index_then_search_finds_the_handler_with_the_real_model(repo):
     summary = build_index(repo, settings)
     assert summary.report.files_seen == 4
     assert summary.chunks_embedded >= 4
-    result = run_search("wait longer after a failure and try again", workspace=repo,
-                        settings=settings)  # fmt: skip
+    result = run_search(
+        "wait longer after a failure and try again", workspace=repo, settings=settings
+    )
     assert result.hits[0].path == "app/retry.py"
     assert result.hits[0].similarity is not None
     assert result.pending_chunks == 0
@@ -112,8 +113,9 @@ def test_bad_limit_is_a_usage_error(repo, limit):
 
 
 def test_huge_query_is_cut_with_a_warning(repo):
-    result = run_search("route " * 20_000, workspace=repo, settings=load_settings(repo),
-                        cold_budget_s=0.0)  # fmt: skip
+    result = run_search(
+        "route " * 20_000, workspace=repo, settings=load_settings(repo), cold_budget_s=0.0
+    )
     assert any("cut" in w for w in result.warnings)
 
 
@@ -136,8 +138,9 @@ def test_search_on_a_damaged_index_moves_it_aside_and_still_answers(repo):
 def test_a_one_file_workspace_still_finds_its_match(tmp_path):
     # With one chunk Okapi's idf is negative for every term; membership must still count.
     repo = write_tree(tmp_path / "one", {"only.py": "def frobnicate(widget):\n    return widget\n"})
-    result = run_search("frobnicate", workspace=repo, settings=load_settings(repo),
-                        cold_budget_s=0.0)  # fmt: skip
+    result = run_search(
+        "frobnicate", workspace=repo, settings=load_settings(repo), cold_budget_s=0.0
+    )
     assert [hit.path for hit in result.hits] == ["only.py"]
 
 

@@ -45,8 +45,9 @@ def refresh(tmp_path: Path, root: Path, max_file_bytes: int = LIMIT):
 
 
 def search_paths(root: Path, query: str) -> list[str]:
-    result = run_search(query, workspace=root, settings=load_settings(root),
-                        fast_embedder=HashingEmbedder())  # fmt: skip
+    result = run_search(
+        query, workspace=root, settings=load_settings(root), fast_embedder=HashingEmbedder()
+    )
     return [hit.path for hit in result.hits]
 
 
@@ -54,33 +55,58 @@ def search_paths(root: Path, query: str) -> list[str]:
 
 
 def test_nested_gitignore_with_negation_exclude_and_whereinignore(tmp_path):
-    root = write_tree(tmp_path / "repo", {
-        ".gitignore": "*.log\n!important.log\n/top_only.py\n",
-        ".git/info/exclude": "excluded_by_git.py\n",
-        ".whereinignore": "docs/\n",
-        "a.log": "x", "important.log": "x", "top_only.py": "x", "excluded_by_git.py": "x",
-        "generated_b.py": "x", "keep.py": "x", "docs/guide.md": "x",
-        "sub/.gitignore": "!sub_keep.log\ngenerated_*.py\n",
-        "sub/.whereinignore": "private.py\n",
-        "sub/x.log": "x", "sub/sub_keep.log": "x", "sub/generated_a.py": "x",
-        "sub/top_only.py": "x", "sub/private.py": "x", "sub/excluded_by_git.py": "x",
-        "sub/deeper/y.log": "x", "sub/deeper/sub_keep.log": "x", "sub/deeper/ok.py": "x",
-        "other/private.py": "x", "other/docs/notes.md": "x",
-    })  # fmt: skip
+    root = write_tree(
+        tmp_path / "repo",
+        {
+            ".gitignore": "*.log\n!important.log\n/top_only.py\n",
+            ".git/info/exclude": "excluded_by_git.py\n",
+            ".whereinignore": "docs/\n",
+            "a.log": "x",
+            "important.log": "x",
+            "top_only.py": "x",
+            "excluded_by_git.py": "x",
+            "generated_b.py": "x",
+            "keep.py": "x",
+            "docs/guide.md": "x",
+            "sub/.gitignore": "!sub_keep.log\ngenerated_*.py\n",
+            "sub/.whereinignore": "private.py\n",
+            "sub/x.log": "x",
+            "sub/sub_keep.log": "x",
+            "sub/generated_a.py": "x",
+            "sub/top_only.py": "x",
+            "sub/private.py": "x",
+            "sub/excluded_by_git.py": "x",
+            "sub/deeper/y.log": "x",
+            "sub/deeper/sub_keep.log": "x",
+            "sub/deeper/ok.py": "x",
+            "other/private.py": "x",
+            "other/docs/notes.md": "x",
+        },
+    )
     files, _ = walked(root)
     assert files == {
-        "important.log", "generated_b.py", "keep.py",
-        "sub/sub_keep.log", "sub/top_only.py", "sub/deeper/sub_keep.log", "sub/deeper/ok.py",
+        "important.log",
+        "generated_b.py",
+        "keep.py",
+        "sub/sub_keep.log",
+        "sub/top_only.py",
+        "sub/deeper/sub_keep.log",
+        "sub/deeper/ok.py",
         "other/private.py",
-    }  # fmt: skip
+    }
 
 
 def test_a_negation_cannot_reinclude_a_file_inside_an_ignored_directory(tmp_path):
     # git: "It is not possible to re-include a file if a parent directory of that file is
     # excluded" (gitignore(5)).
-    root = write_tree(tmp_path / "repo", {
-        ".gitignore": "vendor/\n!vendor/keep.py\n", "vendor/keep.py": "x", "main.py": "x",
-    })  # fmt: skip
+    root = write_tree(
+        tmp_path / "repo",
+        {
+            ".gitignore": "vendor/\n!vendor/keep.py\n",
+            "vendor/keep.py": "x",
+            "main.py": "x",
+        },
+    )
     assert walked(root)[0] == {"main.py"}
 
 
@@ -88,16 +114,29 @@ def test_a_negation_cannot_reinclude_a_file_inside_an_ignored_directory(tmp_path
 
 
 def test_tool_and_build_directories_are_skipped_at_every_depth(tmp_path):
-    root = write_tree(tmp_path / "repo", {
-        ".git/objects/x.py": "x", "node_modules/a.js": "x", "a/node_modules/b.js": "x",
-        "a/b/__pycache__/c.py": "x", "__pycache__/d.py": "x",
-        "build/x.py": "x", "pkg/dist/x.py": "x", "deep/er/target/x.py": "x",
-        "pkg/sub/.git/HEAD.py": "x",
-        # A virtualenv is recognised by its pyvenv.cfg, whatever it is called.
-        "env-3.11/pyvenv.cfg": "home = /usr/bin\n", "env-3.11/lib/site.py": "x",
-        "a/b/tools-env/pyvenv.cfg": "home = /usr/bin\n", "a/b/tools-env/lib/x.py": "x",
-        "a/b/keep.py": "x", "a/build.py": "x", "pkg/distance.py": "x", "targets/t.py": "x",
-    })  # fmt: skip
+    root = write_tree(
+        tmp_path / "repo",
+        {
+            ".git/objects/x.py": "x",
+            "node_modules/a.js": "x",
+            "a/node_modules/b.js": "x",
+            "a/b/__pycache__/c.py": "x",
+            "__pycache__/d.py": "x",
+            "build/x.py": "x",
+            "pkg/dist/x.py": "x",
+            "deep/er/target/x.py": "x",
+            "pkg/sub/.git/HEAD.py": "x",
+            # A virtualenv is recognised by its pyvenv.cfg, whatever it is called.
+            "env-3.11/pyvenv.cfg": "home = /usr/bin\n",
+            "env-3.11/lib/site.py": "x",
+            "a/b/tools-env/pyvenv.cfg": "home = /usr/bin\n",
+            "a/b/tools-env/lib/x.py": "x",
+            "a/b/keep.py": "x",
+            "a/build.py": "x",
+            "pkg/distance.py": "x",
+            "targets/t.py": "x",
+        },
+    )
     assert walked(root)[0] == {"a/b/keep.py", "a/build.py", "pkg/distance.py", "targets/t.py"}
 
 
@@ -125,18 +164,23 @@ def test_symlinks_are_never_followed_and_a_loop_does_not_hang(tmp_path):
 
 
 def test_binary_file_is_skipped_and_counted(tmp_path):
-    root = write_tree(tmp_path / "repo", {
-        "image.py": b"def fake():\n" + b"\x00" * 10 + b"pass\n",
-        # The last byte git sniffs: still binary.
-        "edge.py": b"#" * (BINARY_SNIFF_BYTES - 1) + b"\x00\n",
-        "code.py": "def code(): pass\n",
-    })  # fmt: skip
+    root = write_tree(
+        tmp_path / "repo",
+        {
+            "image.py": b"def fake():\n" + b"\x00" * 10 + b"pass\n",
+            # The last byte git sniffs: still binary.
+            "edge.py": b"#" * (BINARY_SNIFF_BYTES - 1) + b"\x00\n",
+            "code.py": "def code(): pass\n",
+        },
+    )
     store, report = refresh(tmp_path, root)
     assert report.skipped["binary"] == 2
-    rows = dict(store.conn.execute(
-        "SELECT f.path, count(c.id) FROM files f LEFT JOIN chunks c ON c.file_id = f.id "
-        "GROUP BY f.path"
-    ))  # fmt: skip
+    rows = dict(
+        store.conn.execute(
+            "SELECT f.path, count(c.id) FROM files f LEFT JOIN chunks c ON c.file_id = f.id "
+            "GROUP BY f.path"
+        )
+    )
     assert rows == {"image.py": 0, "edge.py": 0, "code.py": 1}
 
 
@@ -177,9 +221,12 @@ def test_fifty_megabyte_single_line_file_under_a_raised_limit_does_not_blow_up(t
 
 def test_nul_bytes_after_the_sniffed_prefix_are_indexed_as_replacement(tmp_path):
     padding = b"".join(b"# padding line %d\n" % i for i in range(BINARY_SNIFF_BYTES // 16))
-    root = write_tree(tmp_path / "repo", {
-        "mid.py": padding + b"def marmot\x00_after():\n    return 'tail'\n",
-    })  # fmt: skip
+    root = write_tree(
+        tmp_path / "repo",
+        {
+            "mid.py": padding + b"def marmot\x00_after():\n    return 'tail'\n",
+        },
+    )
     store, report = refresh(tmp_path, root)
     assert not +report.skipped  # no positive counts: nothing was skipped
     texts = [row[0] for row in store.conn.execute("SELECT text FROM chunks")]
@@ -210,8 +257,10 @@ def test_names_with_a_newline_or_invalid_utf8_are_indexed_and_searchable(tmp_pat
     assert files == {"pkg/two\nlines.py", "pkg/bad\\xffname.py"}
 
     settings = load_settings(root)
-    for query, expected in (("zebra_crossing", "pkg/two\nlines.py"),
-                            ("okapi_grazing", "pkg/bad\\xffname.py")):  # fmt: skip
+    for query, expected in (
+        ("zebra_crossing", "pkg/two\nlines.py"),
+        ("okapi_grazing", "pkg/bad\\xffname.py"),
+    ):
         embedder = HashingEmbedder()
         result = run_search(query, workspace=root, settings=settings, fast_embedder=embedder)
         assert result.hits[0].path == expected
@@ -234,19 +283,27 @@ def test_missing_workspace_and_file_as_workspace_are_clear_errors(tmp_path):
 def test_unreadable_file_and_directories_are_reported_and_skipped(tmp_path):
     """EACCES on a file, on listing a directory, and on entering one: reported, never fatal."""
     prefix = permission_prefix()
-    root = write_tree(tmp_path / "repo", {
-        "ok/readable.py": "def readable_function(): pass\n",
-        "locked/hidden.py": "def locked_function(): pass\n",
-        "no_exec/inside.py": "def no_exec_function(): pass\n",
-        "secret.py": "def secret_function(): pass\n",
-    })  # fmt: skip
+    root = write_tree(
+        tmp_path / "repo",
+        {
+            "ok/readable.py": "def readable_function(): pass\n",
+            "locked/hidden.py": "def locked_function(): pass\n",
+            "no_exec/inside.py": "def no_exec_function(): pass\n",
+            "secret.py": "def secret_function(): pass\n",
+        },
+    )
     os.chmod(root / "secret.py", 0)
     os.chmod(root / "locked", 0)
     os.chmod(root / "no_exec", stat.S_IRUSR | stat.S_IWUSR)  # listable, not enterable
     try:
         assert_permissions_apply(prefix, root / "secret.py")
-        indexed = run_wherein("index", "--workspace", str(root), prefix=prefix,
-                              env={"WHEREIN_EMBEDDING_PROVIDER": "static"})  # fmt: skip
+        indexed = run_wherein(
+            "index",
+            "--workspace",
+            str(root),
+            prefix=prefix,
+            env={"WHEREIN_EMBEDDING_PROVIDER": "static"},
+        )
         err = indexed.stderr.decode()
         assert indexed.returncode == 0, err
         assert "Traceback" not in err

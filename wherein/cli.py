@@ -84,10 +84,27 @@ def _build_parser() -> argparse.ArgumentParser:
     roots = commands.add_parser("roots", help="extra source roots: library code to search too")
     roots_actions = roots.add_subparsers(dest="action", required=True, parser_class=_Parser)
     suggest = roots_actions.add_parser(
-        "suggest", help="list site-packages and imported node_modules packages to add"
+        "suggest", help="list the Python and node packages the workspace imports, to add"
     )
     suggest.add_argument("--workspace", help="the workspace (default: the current folder)")
     suggest.add_argument("--json", action="store_true", help="print one JSON object")
+
+    indexes = commands.add_parser(
+        "indexes", aliases=["list"], help="every index kept: workspace, size, chunks, last used"
+    )
+    indexes.add_argument("--json", action="store_true", help="print one JSON object")
+    forget = commands.add_parser("forget", help="remove the index of one workspace")
+    forget.add_argument(
+        "workspace",
+        nargs="?",
+        metavar="WORKSPACE",
+        help="its folder (it may be gone) or the index's name in 'wherein indexes' "
+        "(default: the current workspace)",
+    )
+    forget.add_argument("--json", action="store_true", help="print one JSON object")
+    gc = commands.add_parser("gc", help="remove the indexes whose workspace folder is gone")
+    gc.add_argument("--yes", action="store_true", help="remove them without asking")
+    gc.add_argument("--json", action="store_true", help="print one JSON object")
 
     config = commands.add_parser("config", help="read or write a setting")
     config_actions = config.add_subparsers(dest="action", required=True, parser_class=_Parser)
@@ -188,6 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "doctor": _doctor,
             "history": _history,
             "eval": _eval,
+            "indexes": _housekeeping,
+            "list": _housekeeping,
+            "forget": _housekeeping,
+            "gc": _housekeeping,
         }[args.command]
         code = handler(args)
         sys.stdout.flush()  # here, so a reader that went away is met below, not at exit
@@ -285,16 +306,19 @@ def _index(args: argparse.Namespace) -> int:
 
     workspace = _workspace(args)
     settings = _settings(workspace)
+    from wherein.roots import plan_roots
     from wherein.scope import resolve_scope
 
-    scope = resolve_scope(workspace, args.focus, settings)
+    roots = plan_roots(workspace, settings["scope.source_roots"]).extra
+    scope = resolve_scope(workspace, args.focus, settings, roots=roots)
 
     def waiting() -> None:
         _say(f"another process is indexing {workspace}; waiting for it to finish.")
 
     with ProgressDisplay(sys.stderr) as display:
-        summary = build_index(workspace, settings, progress=display.update, on_wait=waiting,
-                              focus=scope.focus)  # fmt: skip
+        summary = build_index(
+            workspace, settings, progress=display.update, on_wait=waiting, focus=scope.focus
+        )
     for notice in summary.notices:
         _say(notice)
     for item in summary.report.unreadable[:20]:
@@ -388,10 +412,13 @@ def _status(args: argparse.Namespace) -> int:
     status = read_status(workspace, marker_names(settings["scope.focus_markers"]), plan.extra)
     status["workspace_chosen_by"] = choice.to_json()
     try:
-        status["scope"] = resolve_scope(workspace, None, settings).to_json()
+        status["scope"] = resolve_scope(workspace, None, settings, roots=plan.extra).to_json()
     except UsageError as err:  # a stale configured focus must not hide the rest of the status
-        status["scope"] = {"focus": settings["scope.focus"], "resolved_by": "explicit",
-                           "error": str(err)}  # fmt: skip
+        status["scope"] = {
+            "focus": settings["scope.focus"],
+            "resolved_by": "explicit",
+            "error": str(err),
+        }
     status["root_problems"] = list(plan.problems)
     # "embedder" is the configured one and whether it answered; the index's stored identity
     # moves to "index_embedder".
@@ -433,8 +460,10 @@ def _print_scopes(status: dict, markers: list[str]) -> None:
         for item in status["scopes"]:
             _show(f"  {item['focus']}  {item['chunks']} chunks in {item['files']} files")
     for root in status.get("roots", []):
-        _show(f"root       {root['label']}={root['path']}  {root['chunks']} chunks in "
-              f"{root['files']} files")  # fmt: skip
+        _show(
+            f"root       {root['label']}={root['path']}  {root['chunks']} chunks in "
+            f"{root['files']} files"
+        )
     for problem in status["root_problems"]:
         _show(f"unusable   {problem}")
     if not status.get("roots") and not status["root_problems"]:
@@ -458,8 +487,10 @@ def _roots(args: argparse.Namespace) -> int:
         _dump(payload)
         return 0
     if not suggestions:
-        print("No library folder to suggest: no virtualenv or python3 found, and no imported "
-              "package in a node_modules (or all are configured already).")  # fmt: skip
+        print(
+            "No library folder to suggest: no package the workspace imports was found in a "
+            "virtualenv, the python3 on PATH or a node_modules (or all are configured already)."
+        )
         return 0
     for s in suggestions:
         _show(f"{s.entry}\t({s.kind}: {s.reason})")
@@ -548,6 +579,12 @@ def _eval(args: argparse.Namespace) -> int:
     return run_eval(args, workspace, _settings(workspace), sys.stdout, sys.stderr)
 
 
+def _housekeeping(args: argparse.Namespace) -> int:
+    from wherein.housekeeping import run_housekeeping
+
+    return run_housekeeping(args, sys.stdin, sys.stdout, sys.stderr)
+
+
 def _install(args: argparse.Namespace) -> int:
     from wherein.install import (
         apply_plan,
@@ -560,8 +597,9 @@ def _install(args: argparse.Namespace) -> int:
     workspace = _workspace(args)
     if args.command == "install":
         scope = "project" if args.project else "user"
-        plan = plan_install(args.agents, scope, workspace, server_command(args.command_name),
-                            args.with_instructions)  # fmt: skip
+        plan = plan_install(
+            args.agents, scope, workspace, server_command(args.command_name), args.with_instructions
+        )
     else:
         scopes = ("project",) if args.project else ("user",) if args.user else ("user", "project")
         plan = plan_uninstall(args.agents, scopes, workspace)

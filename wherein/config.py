@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from wherein.errors import ConfigError
 from wherein.safe_files import CONTROL_FILE_MAX_BYTES, UnsafeFile, read_regular, write_atomic
+from wherein.untrusted import echo
 
 if TYPE_CHECKING:
     import tomlkit
@@ -221,7 +222,8 @@ def load_settings(
             spec = KEYS.get(key)
             if spec is None:
                 raise ConfigError(
-                    f"Unknown setting '{key}' in {where}. Known keys: {', '.join(sorted(KEYS))}."
+                    f"Unknown setting {echo(key)} in {where}. "
+                    f"Known keys: {', '.join(sorted(KEYS))}."
                 )
             if spec.trust is Trust.USER_FILE and source != SOURCE_USER:
                 warnings.append(
@@ -272,7 +274,7 @@ def untrusted_refusal(key: str, value: Any, trusted: Any) -> str | None:
         return f"turn on '{key}': {spec.why}"
     if trust is Trust.IN_PROCESS:
         return (
-            f"set '{key}' to {value!r}: {spec.why}; only in-process providers "
+            f"set '{key}' to {echo(value)}: {spec.why}; only in-process providers "
             f"({', '.join(sorted(IN_PROCESS_PROVIDERS))}) keep code on this machine"
         )
     return f"set '{key}': {spec.why}"
@@ -376,7 +378,7 @@ def config_set(key: str, raw_value: str, path: Path, *, workspace_file: bool = F
 def _spec(key: str) -> KeySpec:
     spec = KEYS.get(key)
     if spec is None:
-        raise ConfigError(f"Unknown setting '{key}'. Known keys: {', '.join(sorted(KEYS))}.")
+        raise ConfigError(f"Unknown setting {echo(key)}. Known keys: {', '.join(sorted(KEYS))}.")
     return spec
 
 
@@ -470,7 +472,7 @@ def _parse_text(spec: KeySpec, text: str) -> Any:
 def _coerce(key: str, spec: KeySpec, value: Any, where: str) -> tuple[Any, str | None]:
     """Check `value` against `spec`; return the value to use and an optional warning."""
     kind = spec.kind
-    bad = f"Bad value {'(hidden)' if spec.secret else repr(value)} for '{key}' in {where}"
+    bad = f"Bad value {'(hidden)' if spec.secret else echo(value)} for '{key}' in {where}"
     if kind == "bool":
         if not isinstance(value, bool):
             raise ConfigError(f"{bad}: expected true or false.")

@@ -110,9 +110,11 @@ def _check_model(settings: Any) -> Check:
         vectors = embedder.embed(["where are search results ranked"])
     except EndpointUnreachable as err:
         return Check(
-            "model", WARN, f"{redact(str(err), key)} Search ranks by keywords until it answers.",
+            "model",
+            WARN,
+            f"{redact(str(err), key)} Search ranks by keywords until it answers.",
             "start the model server, or 'wherein config set embedding.provider minilm'",
-        )  # fmt: skip
+        )
     except WhereinError as err:
         fix = "check embedding.* with 'wherein config get'"
         return Check("model", FAIL, redact(str(err), key), fix)
@@ -123,10 +125,11 @@ def _check_model(settings: Any) -> Check:
     seconds = time.monotonic() - started
     identity = embedder.identity
     return Check(
-        "model", OK,
+        "model",
+        OK,
         f"{identity.provider} {identity.model}, {vectors.shape[1]} dims: loaded and embedded a "
         f"text in {seconds:.1f} s",
-    )  # fmt: skip
+    )
 
 
 def _check_index_dir(workspace: Path) -> Check:
@@ -138,9 +141,11 @@ def _check_index_dir(workspace: Path) -> Check:
         descriptor, probe = tempfile.mkstemp(dir=existing, prefix=".wherein-doctor-")
     except OSError as err:
         return Check(
-            "index", FAIL, f"{target} cannot be created or written: {err}",
+            "index",
+            FAIL,
+            f"{target} cannot be created or written: {err}",
             f"make {existing} writable, or point WHEREIN_HOME at a writable folder",
-        )  # fmt: skip
+        )
     os.close(descriptor)
     os.unlink(probe)
     state = "exists and is writable" if existing == target else f"can be created under {existing}"
@@ -169,10 +174,14 @@ def _check_agents(workspace: Path) -> list[Check]:
                 registered = True
         reason = None if registered else agent.detect(workspace)
         if reason:
-            checks.append(Check(
-                agent.name, WARN, f"{agent.title} is present ({reason}) but not registered",
-                f"wherein install {agent.name}",
-            ))  # fmt: skip
+            checks.append(
+                Check(
+                    agent.name,
+                    WARN,
+                    f"{agent.title} is present ({reason}) but not registered",
+                    f"wherein install {agent.name}",
+                )
+            )
     # A project's file came with the repository: doctor starts only the command `wherein
     # install` writes there (this wherein, its own arguments, no env or cwd), never what a
     # clone chose, which would be running the clone's code.
@@ -201,11 +210,15 @@ def _check_agents(workspace: Path) -> list[Check]:
         if not answered:
             checks.append(Check(agent.name, FAIL, f"{where}: {detail}", rerun))
         elif entry.get("command") != current:
-            checks.append(Check(
-                agent.name, WARN,
-                f"{where}: {detail}; it runs {entry.get('command')}, not this wherein ({current})",
-                f"{rerun} (points it at this one)",
-            ))  # fmt: skip
+            checks.append(
+                Check(
+                    agent.name,
+                    WARN,
+                    f"{where}: {detail}; it runs {entry.get('command')}, "
+                    f"not this wherein ({current})",
+                    f"{rerun} (points it at this one)",
+                )
+            )
         else:
             checks.append(Check(agent.name, OK, f"{where}: {detail}"))
     return checks
@@ -267,9 +280,13 @@ def probe_server(entry: dict[str, Any], workspace: Path) -> tuple[bool, str]:
     with tempfile.TemporaryFile() as stderr:
         try:
             process = subprocess.Popen(
-                [command, *args], cwd=cwd, env=env, stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=stderr,
-            )  # fmt: skip
+                [command, *args],
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+            )
         except OSError as err:
             return False, f"'{shown}' could not start: {err}"
         session = _Session(process, started + PROBE_DEADLINE_S)
@@ -326,11 +343,18 @@ class _Session:
     def converse(self) -> tuple[bool, str]:
         """`initialize`, `notifications/initialized`, `tools/list`; is `recall` listed?"""
         try:
-            self._send({
-                "jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
-                           "clientInfo": {"name": "wherein-doctor", "version": __version__}},
-            })  # fmt: skip
+            self._send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": PROTOCOL_VERSION,
+                        "capabilities": {},
+                        "clientInfo": {"name": "wherein-doctor", "version": __version__},
+                    },
+                }
+            )
             init = self._answer(1)
             if isinstance(init, str):
                 return False, init

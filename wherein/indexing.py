@@ -15,6 +15,7 @@ from wherein.embedding.registry import (
 )
 from wherein.errors import EndpointUnreachable, IndexBusy
 from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.owner import mark_used
 from wherein.index.refresh import (
     Progress,
     RefreshReport,
@@ -96,6 +97,7 @@ def build_index(
             if on_wait:
                 on_wait()
     with index_lock(directory, wait=True, notices=notices):
+        mark_used(directory, workspace)
         store = open_store(directory / INDEX_FILE_NAME, verify=True)
         if store.notice:
             notices.append(store.notice)
@@ -127,8 +129,13 @@ def build_index(
             try:
                 if not _nothing_to_embed(store, settings):
                     embedder = create_embedder(settings)
-                    embedded = embed_pending(store, embedder, budget_s=None, progress=counted,
-                                             paths_first=[focus] if focus else [])  # fmt: skip
+                    embedded = embed_pending(
+                        store,
+                        embedder,
+                        budget_s=None,
+                        progress=counted,
+                        paths_first=[focus] if focus else [],
+                    )
             except EndpointUnreachable as err:
                 pending = store.pending_count()[1]
                 left = (

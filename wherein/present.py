@@ -12,7 +12,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from wherein.search import SearchResult
+from wherein.search import Hit, SearchResult
 from wherein.untrusted import one_line
 
 if TYPE_CHECKING:
@@ -50,6 +50,8 @@ def print_results(result: SearchResult, stream: TextIO) -> None:
     for hit in result.hits:
         title = Text()
         title.append(f"{one_line(hit.path)}:{hit.start_line}-{hit.end_line}", style="bold cyan")
+        if hit.source_path is not None:
+            title.append(_source_path(hit), style="cyan")
         if hit.similarity is not None:
             title.append(f"  similarity {hit.similarity:.2f}", style="dim")
         if hit.symbols:
@@ -84,6 +86,12 @@ def _step_line(label: str, step: StepStatus) -> str:
         f"{label} {_STEP_WORDS[step.status]} after {step.ms:.0f} ms, so "
         f"{_STEP_FALLBACK[label]}: {reason}."
     )
+
+
+def _source_path(hit: Hit) -> str:
+    """Where a result from an extra source root is on disk, at its first line: its label path
+    (what `--path` takes) is not a path one can open."""
+    return f"  ({one_line(hit.source_path or '')}:{hit.start_line})"
 
 
 def _symbols(symbols: tuple[str, ...]) -> str:
@@ -133,6 +141,8 @@ def _plain_lines(result: SearchResult) -> list[str] | None:
         lines.append("No results.")
     for hit in result.hits:
         title = f"{one_line(hit.path)}:{hit.start_line}-{hit.end_line}"
+        if hit.source_path is not None:
+            title += _source_path(hit)
         if hit.similarity is not None:
             title += f"  similarity {hit.similarity:.2f}"
         if hit.symbols:

@@ -1,9 +1,11 @@
 """`wherein roots suggest`: library folders a workspace is written against, ready to add.
 
-Python: the site-packages of the active virtualenv (`$VIRTUAL_ENV`) and of virtualenvs at the
-top of the workspace; failing both, of the `python3` on PATH. Node: the packages the workspace's
-JavaScript and TypeScript import, found in the nearest `node_modules` above the importing
-file. Nothing is added by itself: the user runs the one printed command.
+Python: the packages the workspace's `.py` files import, each as its own root, found in the
+site-packages of the active virtualenv (`$VIRTUAL_ENV`) and of virtualenvs at the top of the
+workspace, failing both of the `python3` on PATH; those imported by the most files first
+(`wherein.python_imports`). Node: the packages the workspace's JavaScript and TypeScript import,
+found in the nearest `node_modules` above the importing file. Nothing is added by itself: the
+user runs the one printed command.
 """
 
 from __future__ import annotations
@@ -13,18 +15,22 @@ import re
 import shlex
 import shutil
 import subprocess
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from wherein.config import all_inside
+from wherein.python_imports import imported_names, installed_packages
 from wherein.roots import plan_roots
 from wherein.workspace import Root, WalkReport, read_source, walk_root
 
 __all__ = ["RootSuggestion", "add_command", "suggest_roots"]
 
 SCRIPT_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
-# Enough to see what a large front end imports without reading all of it.
+PYTHON_SUFFIXES = (".py", ".pyi")
+# Enough to see what a large front end (or Python project) imports without reading all of it.
 MAX_SCRIPT_FILES = 5000
+MAX_PYTHON_FILES = 5000
 MAX_SCRIPT_BYTES = 256 * 1024
 # `python3 -c ...` through a version manager's shim can take a second; never hang on it.
 PYTHON_PROBE_TIMEOUT_S = 10.0
@@ -43,29 +49,41 @@ class RootSuggestion:
     path: str
     kind: str  # "python" | "node"
     reason: str
+    importers: int | None = None  # python: how many of the workspace's files import it
+    distributions: tuple[str, ...] = field(default=())  # python: "name version" of each
 
-    def to_json(self) -> dict[str, str]:
-        return {"entry": self.entry, "label": self.label, "path": self.path,
-                "kind": self.kind, "reason": self.reason}  # fmt: skip
+    def to_json(self) -> dict[str, str | int | list[str]]:
+        shown: dict[str, str | int | list[str]] = {
+            "entry": self.entry,
+            "label": self.label,
+            "path": self.path,
+            "kind": self.kind,
+            "reason": self.reason,
+        }
+        if self.importers is not None:
+            shown["importers"] = self.importers
+            shown["distributions"] = list(self.distributions)
+        return shown
 
 
 def suggest_roots(workspace: Path, configured: list[str]) -> list[RootSuggestion]:
-    """Library folders not yet configured, Python environments first."""
+    """Library folders not yet configured (nor inside a configured root), Python first."""
     extra = plan_roots(workspace, configured).extra
-    taken = {root.path for root in extra}
+    configured_folders = [root.path for root in extra]
+    taken = set(configured_folders)
     labels = {root.label for root in extra}
-    found: list[RootSuggestion] = []
-    for path, reason in _site_packages(workspace):
-        found.append(_suggestion(workspace, path, "site-packages", "python", reason))
-    for package, path in _imported_packages(workspace):
+    imports = _read_imports(workspace)
+    found = _python_suggestions(workspace, imports.python)
+    for package, path in sorted(imports.node.items()):
         label = package.rsplit("/", 1)[-1]
         found.append(_suggestion(workspace, path, label, "node", f"imported as '{package}'"))
     kept: list[RootSuggestion] = []
     for suggestion in found:
-        resolved = Path(suggestion.path if os.path.isabs(suggestion.path)
-                        else workspace / suggestion.path).resolve()  # fmt: skip
-        if resolved in taken:
-            continue
+        resolved = Path(
+            suggestion.path if os.path.isabs(suggestion.path) else workspace / suggestion.path
+        ).resolve()
+        if resolved in taken or any(resolved.is_relative_to(f) for f in configured_folders):
+            continue  # indexed already, whole or as part of a root such as a site-packages
         taken.add(resolved)
         label = _free_label(workspace, suggestion.label, labels)
         labels.add(label)
@@ -76,9 +94,31 @@ def suggest_roots(workspace: Path, configured: list[str]) -> list[RootSuggestion
                 suggestion.path,
                 suggestion.kind,
                 suggestion.reason,
-            )  # fmt: skip
+                suggestion.importers,
+                suggestion.distributions,
+            )
         )
     return kept
+
+
+def _python_suggestions(workspace: Path, imports: Counter[str]) -> list[RootSuggestion]:
+    """Each imported package found in an environment of the workspace, the first environment
+    that has it, those imported by the most files first."""
+    chosen: dict[str, RootSuggestion] = {}
+    for site, where in _site_packages(workspace):
+        in_workspace = _inside(workspace, site)
+        wanted = [name for name in imports if name not in chosen]
+        for name, package in installed_packages(site, wanted).items():
+            if in_workspace and not _inside(workspace, package.path):
+                continue  # a clone's venv may link a "package" to the home folder
+            count = imports[name]
+            provided = ", ".join(package.distributions) or "no distribution lists it"
+            reason = f"imported by {count} file{'s' if count != 1 else ''} ({provided}), {where}"
+            suggestion = _suggestion(workspace, package.path, name, "python", reason)
+            chosen[name] = RootSuggestion(
+                "", name, suggestion.path, "python", reason, count, package.distributions
+            )
+    return sorted(chosen.values(), key=lambda s: (-(s.importers or 0), s.label))
 
 
 def add_command(workspace: Path, configured: list[str], suggestions: list[RootSuggestion]) -> str:
@@ -122,14 +162,14 @@ def _site_packages(workspace: Path) -> list[tuple[Path, str]]:
     places: list[tuple[Path, str]] = []
     active = os.environ.get("VIRTUAL_ENV")
     if active:
-        places += [(p, "the active virtualenv ($VIRTUAL_ENV)") for p in _purelibs(Path(active))]
+        places += [(p, "in the active virtualenv ($VIRTUAL_ENV)") for p in _purelibs(Path(active))]
     try:
         tops = sorted(p for p in workspace.iterdir() if (p / "pyvenv.cfg").is_file())
     except OSError:
         tops = []
     for venv in tops:
         places += [
-            (p, f"the workspace's virtualenv {venv.name}")
+            (p, f"in the workspace's virtualenv {venv.name}")
             for p in _purelibs(venv)
             if _inside(workspace, p)
         ]
@@ -137,7 +177,7 @@ def _site_packages(workspace: Path) -> list[tuple[Path, str]]:
     if python:
         purelib = _ask_python(python)
         if purelib is not None:
-            places.append((purelib, f"the python3 on PATH ({python})"))
+            places.append((purelib, f"in the python3 on PATH ({python})"))
     seen: set[Path] = set()
     unique = []
     for path, reason in places:
@@ -156,35 +196,73 @@ def _purelibs(prefix: Path) -> list[Path]:
 
 def _ask_python(python: str) -> Path | None:
     try:
-        done = subprocess.run([python, "-c", _PURELIB], capture_output=True, text=True,
-                              timeout=PYTHON_PROBE_TIMEOUT_S, check=False)  # fmt: skip
+        done = subprocess.run(
+            [python, "-c", _PURELIB],
+            capture_output=True,
+            text=True,
+            timeout=PYTHON_PROBE_TIMEOUT_S,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = done.stdout.strip()
     return Path(text) if done.returncode == 0 and text else None
 
 
-def _imported_packages(workspace: Path) -> list[tuple[str, Path]]:
-    """(package name, its folder) for each bare import resolvable in a node_modules."""
-    found: dict[str, Path] = {}
-    scripts = 0
+@dataclass
+class _Imports:
+    """What the workspace's files import, from one walk."""
+
+    node: dict[str, Path] = field(default_factory=dict)  # package -> its node_modules folder
+    python: Counter[str] = field(default_factory=Counter)  # top-level module -> files
+
+
+def _read_imports(workspace: Path) -> _Imports:
+    """The node packages resolvable in a node_modules, and the Python modules (other than the
+    workspace's own) with how many files import each."""
+    found = _Imports()
+    own = _own_modules(workspace)
+    scripts = python = 0
     for entry in walk_root(Root(workspace), MAX_SCRIPT_BYTES, WalkReport()):
-        if not entry.rel.endswith(SCRIPT_SUFFIXES):
-            continue
-        scripts += 1
-        if scripts > MAX_SCRIPT_FILES:
+        if scripts >= MAX_SCRIPT_FILES and python >= MAX_PYTHON_FILES:
             break
+        is_script = entry.rel.endswith(SCRIPT_SUFFIXES) and scripts < MAX_SCRIPT_FILES
+        is_python = entry.rel.endswith(PYTHON_SUFFIXES) and python < MAX_PYTHON_FILES
+        if not (is_script or is_python):
+            continue
         source = read_source(entry, MAX_SCRIPT_BYTES)  # no link, no FIFO: the walk's reader
         if isinstance(source, str):
             continue
+        if is_python:
+            python += 1
+            found.python.update(imported_names(source.text) - own)
+            continue
+        scripts += 1
         for specifier in _SPECIFIER.findall(source.text):
             package = _package_name(specifier)
-            if package is None or package in found:
+            if package is None or package in found.node:
                 continue
             folder = _installed(workspace, entry.path.parent, package)
             if folder is not None:
-                found[package] = folder
-    return sorted(found.items())
+                found.node[package] = folder
+    return found
+
+
+def _own_modules(workspace: Path) -> set[str]:
+    """The modules the workspace itself holds at its top or in `src/`: imports of its own code,
+    even when a copy is installed in its virtualenv."""
+    names: set[str] = set()
+    for folder in (workspace, workspace / "src"):
+        try:
+            with os.scandir(folder) as listing:
+                for entry in listing:
+                    if entry.name.endswith(".py"):
+                        names.add(entry.name[:-3])
+                    elif entry.is_dir(follow_symlinks=False):
+                        names.add(entry.name)
+        except OSError:
+            continue
+    return names
 
 
 def _package_name(specifier: str) -> str | None:

@@ -101,7 +101,8 @@ def _check_entry(
         )
         return None
     rename = f"Name it with name=path, e.g. '{label}-src={raw}'."
-    if focus and focus.split("/", 1)[0] == label:
+    # A focus on the root itself (`--focus httpx`) is no clash: only a workspace folder is.
+    if focus and focus.split("/", 1)[0] == label and os.path.isdir(workspace / label):
         problems.append(
             f"{skipped} its name {label!r} is also the focus {focus!r}, so their result paths "
             f"would mix. {rename}"

@@ -13,13 +13,16 @@ weak next to what lies outside (`scope_gap`), the search says so.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wherein.config import Settings
 from wherein.errors import ConfigError, UsageError
+from wherein.root_folders import root_folder
 from wherein.untrusted import echo
+from wherein.workspace import Root
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,21 +65,26 @@ class Scope:
 
 
 def resolve_scope(
-    workspace: Path, focus: str | None, settings: Settings, cwd: Path | None = None
+    workspace: Path,
+    focus: str | None,
+    settings: Settings,
+    cwd: Path | None = None,
+    roots: Sequence[Root] = (),
 ) -> Scope:
     """The scope of one search or index run.
 
     `focus` "" or "." is an explicit choice of the whole workspace: the way to step out of
-    a marked or configured scope.
+    a marked or configured scope. With `roots` (the extra source roots), a focus may name
+    one of them by its label (`wherein.root_folders`).
 
     Raises:
         UsageError: the focus is outside the workspace or not a folder.
         ConfigError: a focus marker is a path rather than a file name.
     """
     if focus is not None:
-        return _explicit(workspace, focus, "--focus")
+        return _explicit(workspace, focus, "--focus", roots)
     if settings["scope.focus"]:
-        return _explicit(workspace, settings["scope.focus"], "scope.focus")
+        return _explicit(workspace, settings["scope.focus"], "scope.focus", roots)
     markers = marker_names(settings["scope.focus_markers"])
     found = marker_scope(workspace, _current_dir() if cwd is None else cwd, markers)
     if found is not None:
@@ -84,13 +92,14 @@ def resolve_scope(
     return Scope(None, RESOLVED_WORKSPACE)
 
 
-def _explicit(workspace: Path, value: str, flag: str) -> Scope:
-    folder = relative_folder(workspace, value, flag) if value.strip() else ""
+def _explicit(workspace: Path, value: str, flag: str, roots: Sequence[Root]) -> Scope:
+    folder = relative_folder(workspace, value, flag, roots) if value.strip() else ""
     return Scope(folder or None, RESOLVED_EXPLICIT)
 
 
-def relative_folder(workspace: Path, value: str, flag: str) -> str:
-    """`value` as a '/'-separated folder relative to `workspace` ("" for the workspace).
+def relative_folder(workspace: Path, value: str, flag: str, roots: Sequence[Root] = ()) -> str:
+    """`value` as a '/'-separated folder relative to `workspace` ("" for the workspace), or
+    inside one of the extra source `roots` as its results are labelled (`label/sub`).
 
     Raises:
         UsageError: the folder escapes the workspace (`..`, absolute, symlink), is missing, or
@@ -112,10 +121,16 @@ def relative_folder(workspace: Path, value: str, flag: str) -> str:
     try:
         rel = resolved.relative_to(workspace)
     except ValueError:
+        in_root = root_folder(roots, value, flag)
+        if in_root is not None:
+            return in_root
         raise UsageError(
             f"{flag} {shown} is outside the workspace {workspace}. Name a folder inside it."
         ) from None
     if not is_dir:
+        in_root = root_folder(roots, value, flag)
+        if in_root is not None:
+            return in_root
         raise UsageError(f"{flag} {shown} is not a folder in {workspace}. Name an existing one.")
     return rel.as_posix() if rel.parts else ""
 

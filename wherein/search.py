@@ -26,6 +26,7 @@ from wherein.errors import EmbedderError, IndexUnwritable, UsageError
 from wherein.file_filter import FileFilter
 from wherein.hits import Hit, SearchResult, cut_hit, drop_overlaps
 from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.owner import mark_used
 from wherein.index.refresh import embed_pending, index_lock, refresh_when_changed, walk_key
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import FAST, FULL, TIERS
@@ -228,9 +229,11 @@ def _request(
     """One search's checked request, ranking `query` as written (the callers set the mode)."""
     limit = settings["search.limit"] if limit is None else limit
     text, warnings = _validate(query, limit)
-    scope = resolve_scope(workspace, focus, settings)
-    under = relative_folder(workspace, path, "--path") if path else None
-    plan = plan_roots(workspace, settings["scope.source_roots"], scope.focus)
+    plan = plan_roots(workspace, settings["scope.source_roots"])
+    scope = resolve_scope(workspace, focus, settings, roots=plan.extra)
+    under = relative_folder(workspace, path, "--path", plan.extra) if path else None
+    if scope.focus:  # a root whose label is the focus's first folder in the workspace is dropped
+        plan = plan_roots(workspace, settings["scope.source_roots"], scope.focus)
     return _Request(
         text=text,
         limit=limit,
@@ -280,6 +283,7 @@ def _search_index(
     directory = index_dir(request.workspace)
     path = directory / INDEX_FILE_NAME
     with index_lock(directory, wait=False, notices=warnings) as locked:
+        mark_used(directory, request.workspace)
         store = resident.store(path, verify) if resident else open_store(path, verify=verify)
         try:
             if store.notice:

@@ -76,9 +76,19 @@ def test_long_but_normal_lines_are_not_minified():
 
 @pytest.mark.parametrize(
     "name",
-    ["package-lock.json", "yarn.lock", "pnpm-lock.yaml", "Cargo.lock", "poetry.lock", "uv.lock",
-     "Gemfile.lock", "composer.lock", "go.sum", "mix.lock"],
-)  # fmt: skip
+    [
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "Cargo.lock",
+        "poetry.lock",
+        "uv.lock",
+        "Gemfile.lock",
+        "composer.lock",
+        "go.sum",
+        "mix.lock",
+    ],
+)
 def test_lockfiles_are_skipped_by_name(name):
     assert skip_reason(f"project/{name}", '{"lockfileVersion": 3}\n') == "lockfile"
 

@@ -144,21 +144,29 @@ class FakeEmbeddingServer:
             message = f'model "{model}" not found, try pulling it first'
             if path == "/api/embed":
                 return Reply(404, {"error": message})
-            return Reply(404, {"error": {"message": message, "type": "api_error",
-                                         "param": None, "code": None}})  # fmt: skip
+            return Reply(
+                404,
+                {"error": {"message": message, "type": "api_error", "param": None, "code": None}},
+            )
         if self.embed_fn is not None:
             vectors = np.asarray(self.embed_fn(list(texts)), dtype=np.float32)
         else:
             vectors = hash_vectors(texts, model, self.models[model])
         rows = vectors.tolist()
         if path == "/api/embed":
-            return Reply(200, {"model": model, "embeddings": rows,
-                               "prompt_eval_count": len(texts)})  # fmt: skip
+            return Reply(200, {"model": model, "embeddings": rows, "prompt_eval_count": len(texts)})
         data = [{"object": "embedding", "index": i, "embedding": row} for i, row in enumerate(rows)]
         if self.reverse_openai_order:
             data.reverse()
-        return Reply(200, {"object": "list", "data": data, "model": model,
-                           "usage": {"prompt_tokens": 0, "total_tokens": 0}})  # fmt: skip
+        return Reply(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": model,
+                "usage": {"prompt_tokens": 0, "total_tokens": 0},
+            },
+        )
 
 
 class _Server(ThreadingHTTPServer):

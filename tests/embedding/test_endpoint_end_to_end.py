@@ -135,8 +135,12 @@ def test_index_with_an_unreachable_endpoint_leaves_chunks_pending_and_counts_the
 
 def test_index_with_a_malformed_answer_fails_and_stores_no_vector(repo, server, use_endpoint):
     use_endpoint(server.url)
-    server.queue.extend([Reply(200, {"embeddings": [[0.5] * 64]}),
-                         Reply(200, {"embeddings": [[float("nan")] * 64] * 5})])  # fmt: skip
+    server.queue.extend(
+        [
+            Reply(200, {"embeddings": [[0.5] * 64]}),
+            Reply(200, {"embeddings": [[float("nan")] * 64] * 5}),
+        ]
+    )
     assert main(["index", "--workspace", str(repo)]) == 1
     assert _vector_count(repo) == 0
 

@@ -74,9 +74,13 @@ def test_check_url_refuses_near_misses_naming_why(url, named):
 
 @pytest.mark.parametrize(
     "url",
-    ["http://evil@192.168.1.20:11434", "http://0.0.0.0:11434", "ftp://192.168.1.20/",
-     "http://gpu box:11434"],
-)  # fmt: skip
+    [
+        "http://evil@192.168.1.20:11434",
+        "http://0.0.0.0:11434",
+        "ftp://192.168.1.20/",
+        "http://gpu box:11434",
+    ],
+)
 def test_allow_remote_keeps_the_other_url_rules(url):
     with pytest.raises(ConfigError):
         check_url(url, allow_remote=True)

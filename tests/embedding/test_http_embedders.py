@@ -189,10 +189,13 @@ def test_a_malformed_probe_answer_stops_the_embedder_from_starting(http_settings
 OPENAI_MALFORMED = [
     ("no-data", {"object": "list"}, "'data'"),
     ("repeated-index", {"data": [{"index": 0, "embedding": [0.1]}] * 2}, "distinct"),
-    ("gap", {"data": [{"index": 0, "embedding": [0.1]}, {"index": 2, "embedding": [0.1]}]},
-     "indexes [0, 2]"),
+    (
+        "gap",
+        {"data": [{"index": 0, "embedding": [0.1]}, {"index": 2, "embedding": [0.1]}]},
+        "indexes [0, 2]",
+    ),
     ("string-index", {"data": [{"index": "0", "embedding": [0.1]}]}, "integer"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(

@@ -14,16 +14,28 @@ from wherein.history.store import history_index_path
 
 
 def _corpus(homes) -> None:
-    write_lines(homes["projects"] / "paging.jsonl", claude_conversation("paging", [
-        ("user", "How should the orders endpoint page its results?"),
-        ("assistant", "Keyset pagination with an opaque cursor; fifty rows by default."),
-    ]))  # fmt: skip
-    write_lines(homes["sessions"] / "rollout-2026-11-02T10-00-00-img.jsonl", [
-        codex_line(0, "session_meta", {"id": "img", "cwd": "/home/me/infra"}),
-        codex_line(1, "response_item", codex_message("user", "The container image is 2 GB.")),
-        codex_line(2, "response_item", codex_message("assistant", "A two-stage build drops "
-                                                     "the compilers.")),
-    ])  # fmt: skip
+    write_lines(
+        homes["projects"] / "paging.jsonl",
+        claude_conversation(
+            "paging",
+            [
+                ("user", "How should the orders endpoint page its results?"),
+                ("assistant", "Keyset pagination with an opaque cursor; fifty rows by default."),
+            ],
+        ),
+    )
+    write_lines(
+        homes["sessions"] / "rollout-2026-11-02T10-00-00-img.jsonl",
+        [
+            codex_line(0, "session_meta", {"id": "img", "cwd": "/home/me/infra"}),
+            codex_line(1, "response_item", codex_message("user", "The container image is 2 GB.")),
+            codex_line(
+                2,
+                "response_item",
+                codex_message("assistant", "A two-stage build drops the compilers."),
+            ),
+        ],
+    )
 
 
 def test_index_then_search_json_follows_the_contract(homes, capsys):
@@ -42,8 +54,10 @@ def test_index_then_search_json_follows_the_contract(homes, capsys):
         "/home/me/infra",
     )
     assert set(row["matched"]) == {"position", "author", "date", "text"}
-    assert row["matched"]["text"] in ("The container image is 2 GB.",
-                                      "A two-stage build drops the compilers.")  # fmt: skip
+    assert row["matched"]["text"] in (
+        "The container image is 2 GB.",
+        "A two-stage build drops the compilers.",
+    )
     assert isinstance(row["similarity"], float) and payload["warnings"] == []
 
 

@@ -78,8 +78,12 @@ def test_the_cli_refuses_a_remote_endpoint_for_history_in_one_sentence(
 def test_a_non_loopback_address_is_refused_however_it_is_written(monkeypatch):
     base = load_settings(None)
     for url in ("http://192.0.2.10:11434", "http://[2001:db8::1]:11434", "http://0.0.0.0:11434"):
-        values = {**base.values, "embedding.provider": "openai", "embedding.api_base": url,
-                  "embedding.allow_remote": True}  # fmt: skip
+        values = {
+            **base.values,
+            "embedding.provider": "openai",
+            "embedding.api_base": url,
+            "embedding.allow_remote": True,
+        }
         with pytest.raises(ConfigError, match="history"):
             local_embedder(dataclasses.replace(base, values=values))
 
@@ -88,8 +92,12 @@ def test_localhost_answering_with_a_public_address_sends_nothing(monkeypatch):
     monkeypatch.setattr(guard, "resolve_host", lambda host, port: ["127.0.0.1", "203.0.113.7"])
     with FakeEmbeddingServer() as server:
         base = load_settings(None)
-        values = {**base.values, "embedding.provider": "ollama", "embedding.allow_remote": True,
-                  "embedding.api_base": f"http://localhost:{server.port}"}  # fmt: skip
+        values = {
+            **base.values,
+            "embedding.provider": "ollama",
+            "embedding.allow_remote": True,
+            "embedding.api_base": f"http://localhost:{server.port}",
+        }
         with pytest.raises(ConfigError, match="203.0.113.7"):
             local_embedder(dataclasses.replace(base, values=values))
         assert server.connections == 0

@@ -43,9 +43,16 @@ def _rows(sql: str, *params):
 
 def _write_two(homes):
     a = write_lines(homes["projects"] / "a.jsonl", claude_conversation("a", TALK))
-    b = write_lines(homes["projects"] / "b.jsonl", claude_conversation("b", [
-        ("user", "The image is two gigabytes."), ("assistant", "Use a two-stage build."),
-    ]))  # fmt: skip
+    b = write_lines(
+        homes["projects"] / "b.jsonl",
+        claude_conversation(
+            "b",
+            [
+                ("user", "The image is two gigabytes."),
+                ("assistant", "Use a two-stage build."),
+            ],
+        ),
+    )
     return a, b
 
 
@@ -53,8 +60,9 @@ def test_a_cold_index_embeds_every_message_and_a_second_run_nothing(homes, count
     _write_two(homes)
     first = index_history(embedder=counting)
     assert (first.conversations, first.messages, first.read, first.embedded) == (2, 6, 2, 6)
-    assert sorted(counting.texts) == sorted([t for _, t in TALK] + [
-        "The image is two gigabytes.", "Use a two-stage build."])  # fmt: skip
+    assert sorted(counting.texts) == sorted(
+        [t for _, t in TALK] + ["The image is two gigabytes.", "Use a two-stage build."]
+    )
     counting.texts.clear()
     again = index_history(embedder=counting)
     assert (again.read, again.embedded, again.messages) == (0, 0, 6)
@@ -66,10 +74,13 @@ def test_a_conversation_that_grew_embeds_only_its_new_messages(homes, counting):
     index_history(embedder=counting)
     kept = _rows("SELECT id, position FROM messages ORDER BY id")
     counting.texts.clear()
-    append_lines(a, [
-        claude_user("a", 10, "Can clients ask for a total count?"),
-        claude_assistant("a", 11, "msg-a-11", [text("Only as a cached call.")]),
-    ])  # fmt: skip
+    append_lines(
+        a,
+        [
+            claude_user("a", 10, "Can clients ask for a total count?"),
+            claude_assistant("a", 11, "msg-a-11", [text("Only as a cached call.")]),
+        ],
+    )
     summary = index_history(embedder=counting)
     assert counting.texts == ["Can clients ask for a total count?", "Only as a cached call."]
     assert (summary.read, summary.messages_written, summary.embedded) == (1, 2, 2)
@@ -98,8 +109,10 @@ def test_a_deleted_transcript_drops_out_with_its_vectors(homes, counting):
     assert summary.dropped == 1 and summary.conversations == 1
     assert _rows("SELECT DISTINCT session FROM conversations") == [("a",)]
     assert _rows("SELECT count(*) FROM vectors") == [(4,)]
-    assert _rows("SELECT count(*) FROM postings p LEFT JOIN messages m ON m.id = p.message_id "
-                 "WHERE m.id IS NULL") == [(0,)]  # fmt: skip
+    assert _rows(
+        "SELECT count(*) FROM postings p LEFT JOIN messages m ON m.id = p.message_id "
+        "WHERE m.id IS NULL"
+    ) == [(0,)]
 
 
 def test_a_different_embedder_clears_the_vectors_and_embeds_again(homes, counting):

@@ -28,8 +28,9 @@ def _order(query: str) -> list[str]:
 
 def test_a_long_query_needs_half_its_words_and_a_short_one_needs_one(homes):
     for session, words in MESSAGES.items():
-        write_lines(homes["projects"] / f"{session}.jsonl",
-                    claude_conversation(session, [("user", words)]))  # fmt: skip
+        write_lines(
+            homes["projects"] / f"{session}.jsonl", claude_conversation(session, [("user", words)])
+        )
     index_history(embedder=HashingEmbedder())
     assert _order("retrying transient network failures") == ["all-words", "two-words"]
     assert set(_order("failures")) == {"one-word", "two-words", "all-words"}

@@ -18,12 +18,18 @@ from wherein.history.search import search_history
 
 QUERY = "retrying transient network failures"
 TARGET = [
-    ("user", "The nightly supplier sync died at 3am because their server hiccuped once. Can we "
-             "make it wait and have another go instead of giving up straight away?"),
-    ("assistant", "Yes: when the download raises a connection error, sleep, then try again, "
-                  "doubling the pause each time, and stop after five attempts."),
+    (
+        "user",
+        "The nightly supplier sync died at 3am because their server hiccuped once. Can we "
+        "make it wait and have another go instead of giving up straight away?",
+    ),
+    (
+        "assistant",
+        "Yes: when the download raises a connection error, sleep, then try again, "
+        "doubling the pause each time, and stop after five attempts.",
+    ),
     ("user", "Keep the cap at five attempts."),
-]  # fmt: skip
+]
 CI = [
     ("user", "Why did the build break this morning?"),
     ("assistant", "The failures were pip downloads timing out on the runner's slow network."),
@@ -80,9 +86,13 @@ def test_one_row_per_conversation_names_the_message_that_matched(corpus, minilm)
         "source": "claude",
         "project": PROJECT,
         "similarity": round(top.similarity, 4),
-        "matched": {"position": 3, "author": "user", "date": "2026-11-02T10:00:02Z",
-                    "text": "Keep the cap at five attempts."},
-    }  # fmt: skip
+        "matched": {
+            "position": 3,
+            "author": "user",
+            "date": "2026-11-02T10:00:02Z",
+            "text": "Keep the cap at five attempts.",
+        },
+    }
 
 
 def test_assistant_lines_are_labelled_as_a_models_earlier_output(corpus, minilm):

@@ -38,13 +38,14 @@ def index_contents(path: Path) -> dict[str, list]:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         return {
-            "files": conn.execute("SELECT path, sha256, skipped FROM files ORDER BY path")
-            .fetchall(),
+            "files": conn.execute(
+                "SELECT path, sha256, skipped FROM files ORDER BY path"
+            ).fetchall(),
             "chunks": conn.execute(
                 "SELECT f.path, c.start_line, c.end_line, c.text_hash FROM chunks c "
                 "JOIN files f ON f.id = c.file_id ORDER BY 1, 2"
             ).fetchall(),
-        }  # fmt: skip
+        }
     finally:
         conn.close()
 
@@ -121,8 +122,14 @@ def test_kill_9_mid_index_keeps_a_usable_index_that_a_rerun_completes(big_repo, 
     conn.close()
     assert files > 0 and (files < FILE_COUNT or vectors < chunks)  # it really was cut short
 
-    found = run_wherein("search", "func_1234", "--json", "--workspace", str(big_repo),
-                        env={**ENV, "WHEREIN_SEARCH_COLD_BUDGET_S": "0"})  # fmt: skip
+    found = run_wherein(
+        "search",
+        "func_1234",
+        "--json",
+        "--workspace",
+        str(big_repo),
+        env={**ENV, "WHEREIN_SEARCH_COLD_BUDGET_S": "0"},
+    )
     assert found.returncode == 0, found.stderr.decode()
     payload = json.loads(found.stdout)
     assert payload["results"][0]["path"] == "pkg2/f1234.py"

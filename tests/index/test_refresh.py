@@ -93,8 +93,12 @@ def chunk_rows(store: Store) -> list[tuple]:
 def test_empty_repository_indexes_and_searches_to_nothing(tmp_path):
     root = tmp_path / "empty"
     root.mkdir()
-    result = run_search("anything at all", workspace=root, settings=load_settings(root),
-                        fast_embedder=HashingEmbedder())  # fmt: skip
+    result = run_search(
+        "anything at all",
+        workspace=root,
+        settings=load_settings(root),
+        fast_embedder=HashingEmbedder(),
+    )
     assert result.hits == [] and result.pending_chunks == 0
 
 
@@ -274,8 +278,9 @@ def test_embedder_change_discards_vectors_with_a_message(store, repo):
 def test_search_with_a_new_embedder_warns_once_and_ranks_with_it(repo):
     settings = load_settings(repo)
     run_search("route handler", workspace=repo, settings=settings, fast_embedder=HashingEmbedder())
-    result = run_search("route handler", workspace=repo, settings=settings,
-                        fast_embedder=OtherEmbedder())  # fmt: skip
+    result = run_search(
+        "route handler", workspace=repo, settings=settings, fast_embedder=OtherEmbedder()
+    )
     changed = [w for w in result.warnings if "embedder changed" in w]
     assert len(changed) == 1
     assert result.hits[0].similarity is not None

@@ -209,7 +209,11 @@ def test_a_search_that_finds_a_broken_index_says_so_once(tmp_path):
     path = index_dir(root) / INDEX_FILE_NAME
     path.parent.mkdir(parents=True)
     path.write_bytes(b"not sqlite at all" * 300)
-    result = run_search("zebra_crossing", workspace=root, settings=load_settings(root),
-                        fast_embedder=HashingEmbedder())  # fmt: skip
+    result = run_search(
+        "zebra_crossing",
+        workspace=root,
+        settings=load_settings(root),
+        fast_embedder=HashingEmbedder(),
+    )
     assert [w for w in result.warnings if "moved it to" in w] == [result.warnings[0]]
     assert result.hits[0].path == "app.py"

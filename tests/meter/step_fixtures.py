@@ -76,11 +76,18 @@ def write_step_ledger(folder: Path, wherein_home: Path | None = None) -> Path:
     if wherein_home is not None:
         wherein_home.mkdir(parents=True, exist_ok=True)
         usage = [
-            {"time": f"{SESSIONS[name][2]}T{8 + SESSIONS[name][0]:02d}:01:30Z", "session": name,
-             "workspace": "/srv/api", "action": "search", "results": 4, "returned_chars": 1000,
-             "source_chars": 9000, "paths_hash": "0"}
+            {
+                "time": f"{SESSIONS[name][2]}T{8 + SESSIONS[name][0]:02d}:01:30Z",
+                "session": name,
+                "workspace": "/srv/api",
+                "action": "search",
+                "results": 4,
+                "returned_chars": 1000,
+                "source_chars": 9000,
+                "paths_hash": "0",
+            }
             for name in RECALL_SESSIONS
-        ]  # fmt: skip
+        ]
         (wherein_home / "usage.jsonl").write_text(
             "".join(json.dumps(row) + "\n" for row in usage), encoding="utf-8"
         )

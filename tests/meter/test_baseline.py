@@ -55,7 +55,7 @@ def test_claude_totals_match_the_hand_computed_ones(claude_only):
             "cache_write": 9875e-6,
             "output": 5600e-6,
             "stored": 0.25,
-        }  # fmt: skip
+        }
     )
     assert s["malformed_lines"] == 1
     assert s["unpriced_models"] == [
@@ -64,11 +64,10 @@ def test_claude_totals_match_the_hand_computed_ones(claude_only):
             "requests": 1,
             "tokens": 1100,
             "reason": "not in the price table",
-        }  # fmt: skip
+        }
     ]
     assert (s["stored_cost_requests"], s["sidechain_requests"], s["duplicate_lines"]) == (1, 1, 3)
-    assert s["period"] == {"first": "2026-11-02", "last": "2026-11-05", "days": 4,
-                           "active_days": 3}  # fmt: skip
+    assert s["period"] == {"first": "2026-11-02", "last": "2026-11-05", "days": 4, "active_days": 3}
     assert s["calls_per_day"] == pytest.approx(7 / 4)
     assert s["cost_per_day"] == pytest.approx(s["cost_usd"] / 4)
 
@@ -143,11 +142,20 @@ def test_no_recall_anywhere_leaves_the_recall_group_empty(tmp_path):
     s = build_baseline([ledger])
     assert s["recall_used"] is False
     assert s["groups"]["recall"] == {
-        "sessions": 0, "requests": 0, "avg_context_pooled": None, "avg_context_typical": None,
-        "cost_usd": 0.0, "usage": {"calls_logged": 0, "calls_in_transcripts": 0,
-        "returned_chars": 0, "source_chars": 0, "tokens_kept_out_estimate": 0,
-        "estimate": "upper bound, chars/4"},
-    }  # fmt: skip
+        "sessions": 0,
+        "requests": 0,
+        "avg_context_pooled": None,
+        "avg_context_typical": None,
+        "cost_usd": 0.0,
+        "usage": {
+            "calls_logged": 0,
+            "calls_in_transcripts": 0,
+            "returned_chars": 0,
+            "source_chars": 0,
+            "tokens_kept_out_estimate": 0,
+            "estimate": "upper bound, chars/4",
+        },
+    }
     assert s["cost_usd"] == pytest.approx((1000 * 1 + 200 * 5) / 1e6)
 
 

@@ -17,8 +17,10 @@ def _read(tmp_path, dedupe="largest"):
     reader = ClaudeReader(table, stats, dedupe=dedupe)
     for path in sorted(projects.rglob("*.jsonl")):
         reader.read(path)
-    rows = {(table.row(i).session, table.row(i).model, table.row(i).input): table.row(i)
-            for i in range(len(table))}  # fmt: skip
+    rows = {
+        (table.row(i).session, table.row(i).model, table.row(i).input): table.row(i)
+        for i in range(len(table))
+    }
     return table, stats, reader, rows
 
 

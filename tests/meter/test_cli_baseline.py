@@ -12,8 +12,17 @@ from tests.meter.ledger_fixtures import write_claude_projects
 from wherein.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-JSON_KEYS = {"sessions", "requests", "cost_usd", "cache_hit_rate", "avg_context_pooled",
-             "avg_context_typical", "malformed_lines", "unpriced_models", "groups"}  # fmt: skip
+JSON_KEYS = {
+    "sessions",
+    "requests",
+    "cost_usd",
+    "cache_hit_rate",
+    "avg_context_pooled",
+    "avg_context_typical",
+    "malformed_lines",
+    "unpriced_models",
+    "groups",
+}
 GROUP_KEYS = {"sessions", "requests", "avg_context_pooled", "avg_context_typical", "cost_usd"}
 
 
@@ -28,13 +37,26 @@ def _script():
 def ledger(tmp_path: Path) -> Path:
     path = tmp_path / "calls.jsonl"
     rows = [
-        {"time": "2026-11-10T12:00:00Z", "session": "s1", "model": "gpt-5-codex",
-         "input_tokens": 4000, "cache_read_tokens": 36000, "cache_write_tokens": 0,
-         "output_tokens": 800},
-        {"time": "2026-11-11T12:00:00Z", "session": "s2", "model": "gpt-5-codex",
-         "input_tokens": 1000, "cache_read_tokens": 9000, "cache_write_tokens": 0,
-         "output_tokens": 200, "cost_usd": 0.5},
-    ]  # fmt: skip
+        {
+            "time": "2026-11-10T12:00:00Z",
+            "session": "s1",
+            "model": "gpt-5-codex",
+            "input_tokens": 4000,
+            "cache_read_tokens": 36000,
+            "cache_write_tokens": 0,
+            "output_tokens": 800,
+        },
+        {
+            "time": "2026-11-11T12:00:00Z",
+            "session": "s2",
+            "model": "gpt-5-codex",
+            "input_tokens": 1000,
+            "cache_read_tokens": 9000,
+            "cache_write_tokens": 0,
+            "output_tokens": 200,
+            "cost_usd": 0.5,
+        },
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 

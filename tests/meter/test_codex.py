@@ -31,8 +31,9 @@ def test_a_total_that_goes_down_restarts_the_count(tmp_path):
     for when, inp, out in (("01", 500, 50), ("02", 200, 20)):
         usage = {"input_tokens": inp, "cached_input_tokens": 0, "output_tokens": out}
         payload = {"type": "token_count", "info": {"total_token_usage": usage}}
-        lines.append({"timestamp": f"2026-11-04T09:00:{when}Z", "type": "event_msg",
-                      "payload": payload})  # fmt: skip
+        lines.append(
+            {"timestamp": f"2026-11-04T09:00:{when}Z", "type": "event_msg", "payload": payload}
+        )
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     table, stats = RequestTable(), ReadStats()
     read_codex(path, table, stats)

@@ -24,8 +24,14 @@ def test_rows_are_read_and_bad_rows_counted(tmp_path):
     stored = dict(good, cost_usd=0.5, cache_write_1h_tokens=100)
     missing = {k: v for k, v in good.items() if k != "output_tokens"}
     negative = dict(good, input_tokens=-1)
-    lines = [json.dumps(good), json.dumps(stored), json.dumps(missing), json.dumps(negative),
-             "not json", json.dumps([good])]  # fmt: skip
+    lines = [
+        json.dumps(good),
+        json.dumps(stored),
+        json.dumps(missing),
+        json.dumps(negative),
+        "not json",
+        json.dumps([good]),
+    ]
     path.write_text("\n".join(lines) + "\n\n", encoding="utf-8")
     table, stats = RequestTable(), ReadStats()
     read_generic(path, table, stats)

@@ -76,8 +76,9 @@ def test_the_specs_plot_the_hand_computed_figures(summary):
 def test_every_chart_has_a_title_axis_units_and_a_text_alternative(summary):
     for spec in chart_specs(summary):
         assert spec["title"] and spec["alt"], spec["id"]
-        assert re.search(r"\((tokens|count|USD per day)\)|characters", spec["y_title"] or spec[
-            "x_title"]), spec["id"]  # fmt: skip
+        assert re.search(
+            r"\((tokens|count|USD per day)\)|characters", spec["y_title"] or spec["x_title"]
+        ), spec["id"]
     specs = _specs(summary)
     assert "(tokens)" in specs["steps"]["y_title"] and "step" in specs["steps"]["x_title"]
     assert specs["cost"]["y_title"] == "cost (USD per day)"
@@ -129,8 +130,11 @@ def test_the_page_is_self_contained_and_allows_no_other_source(summary):
     for script in scripts:
         digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
         assert f"'sha256-{digest}'" in policy
-    data = re.search(r'<script type="application/json" id="wherein-data">\n(.*?)\n</script>',
-                     page, flags=re.DOTALL)[1]  # fmt: skip
+    data = re.search(
+        r'<script type="application/json" id="wherein-data">\n(.*?)\n</script>',
+        page,
+        flags=re.DOTALL,
+    )[1]
     assert [c["id"] for c in json.loads(data)["charts"]] == ["steps", "sessions", "cost", "usage"]
 
 
@@ -242,8 +246,11 @@ def test_the_page_renders_in_headless_chromium(summary, tmp_path, capsys):
         events = list(browser.events)
 
     assert [e["params"] for e in events if _is_error(e)] == []
-    requests = [e["params"]["request"]["url"] for e in events
-                if e.get("method") == "Network.requestWillBeSent"]  # fmt: skip
+    requests = [
+        e["params"]["request"]["url"]
+        for e in events
+        if e.get("method") == "Network.requestWillBeSent"
+    ]
     assert requests == [page.as_uri()]
 
     assert probe["drawn"] == "4"

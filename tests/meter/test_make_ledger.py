@@ -23,8 +23,19 @@ def _generator():
 @pytest.mark.parametrize("form", ["claude", "generic"])
 def test_a_generated_ledger_reads_back_to_the_generators_totals(form, tmp_path, monkeypatch):
     out = tmp_path / "ledger"
-    argv = [str(out), "--sessions", "8", "--seed", "5", "--recall-share", "0.4",
-            "--malformed-rate", "0.02", "--format", form]  # fmt: skip
+    argv = [
+        str(out),
+        "--sessions",
+        "8",
+        "--seed",
+        "5",
+        "--recall-share",
+        "0.4",
+        "--malformed-rate",
+        "0.02",
+        "--format",
+        form,
+    ]
     assert _generator().main(argv) == 0
     expected = json.loads((out / "expected.json").read_text())
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(out))

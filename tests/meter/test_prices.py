@@ -93,13 +93,21 @@ def test_the_user_file_replaces_every_shipped_row_of_the_models_it_names(tmp_pat
     [
         ("[[price]]\nmodel = 'x'\ninput = 1\n", "cache_write_5m"),
         ("[[price]]\ninput = 1\n", "no 'model'"),
-        ("[[price]]\nmodel = 'x'\n" + "".join(f"{k} = 1\n" for k in RATE_KEYS)
-         + "effective_from = 'soon'\n", "effective_from"),
-        ("[[price]]\nmodel = 'x'\n" + "".join(f"{k} = 1\n" for k in RATE_KEYS)
-         + "[price.off_peak]\npeak_utc = ['25:00-26:00']\n", "peak window"),
+        (
+            "[[price]]\nmodel = 'x'\n"
+            + "".join(f"{k} = 1\n" for k in RATE_KEYS)
+            + "effective_from = 'soon'\n",
+            "effective_from",
+        ),
+        (
+            "[[price]]\nmodel = 'x'\n"
+            + "".join(f"{k} = 1\n" for k in RATE_KEYS)
+            + "[price.off_peak]\npeak_utc = ['25:00-26:00']\n",
+            "peak window",
+        ),
         ("price = [", "not valid TOML"),
     ],
-)  # fmt: skip
+)
 def test_a_bad_price_file_is_an_error_naming_the_row_and_key(text, named):
     with pytest.raises(ConfigError, match="mine.toml") as caught:
         parse_price_table(text, "mine.toml")

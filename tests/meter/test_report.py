@@ -15,9 +15,14 @@ BASELINE
   cost                          $160.11
 """
 
-EMPTY_USAGE = {"calls_logged": 0, "calls_in_transcripts": 0, "returned_chars": 0,
-               "source_chars": 0, "tokens_kept_out_estimate": 0,
-               "estimate": "upper bound, chars/4"}  # fmt: skip
+EMPTY_USAGE = {
+    "calls_logged": 0,
+    "calls_in_transcripts": 0,
+    "returned_chars": 0,
+    "source_chars": 0,
+    "tokens_kept_out_estimate": 0,
+    "estimate": "upper bound, chars/4",
+}
 
 SUMMARY = {
     "sessions": 109,
@@ -34,13 +39,29 @@ SUMMARY = {
     "stored_cost_requests": 0,
     "recall_used": False,
     "groups": {
-        "baseline": {"sessions": 109, "requests": 39706, "avg_context_pooled": 339182.4,
-                     "avg_context_typical": 155174.6, "cost_usd": 160.114},
-        "recall": {"sessions": 0, "requests": 0, "avg_context_pooled": None,
-                   "avg_context_typical": None, "cost_usd": 0.0, "usage": EMPTY_USAGE},
+        "baseline": {
+            "sessions": 109,
+            "requests": 39706,
+            "avg_context_pooled": 339182.4,
+            "avg_context_typical": 155174.6,
+            "cost_usd": 160.114,
+        },
+        "recall": {
+            "sessions": 0,
+            "requests": 0,
+            "avg_context_pooled": None,
+            "avg_context_typical": None,
+            "cost_usd": 0.0,
+            "usage": EMPTY_USAGE,
+        },
     },
-    "cost_split_usd": {"cache_read": 100.0, "input": 10.0, "cache_write": 30.0, "output": 20.114,
-                       "stored": 0.0},
+    "cost_split_usd": {
+        "cache_read": 100.0,
+        "input": 10.0,
+        "cache_write": 30.0,
+        "output": 20.114,
+        "stored": 0.0,
+    },
     "price_tiers": {"standard": 39694, "long_context": 0, "off_peak": 0},
     "period": {"first": "2026-10-01", "last": "2026-10-30", "days": 30, "active_days": 28},
     "calls_per_day": 39706 / 30,
@@ -49,9 +70,12 @@ SUMMARY = {
     "repeated_events": 0,
     "unmatched_usage_rows": 0,
     "sources": {"unreadable": []},
-    "rules": {"price_tables": ["wherein/meter/prices.toml"], "one_hour_cache_writes": "1h rate",
-              "user_price_file": "/home/me/.config/wherein/prices.toml"},
-}  # fmt: skip
+    "rules": {
+        "price_tables": ["wherein/meter/prices.toml"],
+        "one_hour_cache_writes": "1h rate",
+        "user_price_file": "/home/me/.config/wherein/prices.toml",
+    },
+}
 
 
 def test_the_baseline_block_has_the_issue_shape_exactly():
@@ -83,12 +107,20 @@ def test_the_recall_group_shows_its_usage_figures_as_estimates():
     summary = copy.deepcopy(SUMMARY)
     summary["recall_used"] = True
     summary["groups"]["recall"] = {
-        "sessions": 9, "requests": 2000, "avg_context_pooled": 120000.0,
-        "avg_context_typical": 93105.0, "cost_usd": 4.5,
-        "usage": {"calls_logged": 57, "calls_in_transcripts": 55, "returned_chars": 120000,
-                  "source_chars": 900000, "tokens_kept_out_estimate": 195000,
-                  "estimate": "upper bound, chars/4"},
-    }  # fmt: skip
+        "sessions": 9,
+        "requests": 2000,
+        "avg_context_pooled": 120000.0,
+        "avg_context_typical": 93105.0,
+        "cost_usd": 4.5,
+        "usage": {
+            "calls_logged": 57,
+            "calls_in_transcripts": 55,
+            "returned_chars": 120000,
+            "source_chars": 900000,
+            "tokens_kept_out_estimate": 195000,
+            "estimate": "upper bound, chars/4",
+        },
+    }
     text = format_report(summary)
     after = text.split("WITH RECALL\n", 1)[1]
     assert "  sessions                      9" in after

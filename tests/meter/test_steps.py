@@ -64,8 +64,13 @@ def test_buckets_have_a_round_width_and_merging_keeps_every_sum():
     steps = 130
     sessions = np.full(steps, 10)
     context = np.arange(1, steps + 1) * 10_000
-    series = bucket_steps({BASELINE: StepCounts(sessions, context), RECALL: StepCounts(
-        np.zeros(0, np.int64), np.zeros(0, np.int64))}, max_buckets=60)  # fmt: skip
+    series = bucket_steps(
+        {
+            BASELINE: StepCounts(sessions, context),
+            RECALL: StepCounts(np.zeros(0, np.int64), np.zeros(0, np.int64)),
+        },
+        max_buckets=60,
+    )
     assert series["bucket_steps"] == 5  # 130 steps: width 2 makes 65 buckets, 5 makes 26
     assert series["buckets"][-1] == {"first": 126, "last": 130}
     merged = merge_buckets(series, 15)
@@ -92,8 +97,10 @@ def test_day_costs_split_each_day_and_list_days_without_requests(ledger_path):
     ledger = read_ledgers(LedgerSet(generic=(ledger_path,)))
     days = day_costs(ledger, load_prices())
     assert [day["date"] for day in days] == ["2026-11-01", "2026-11-02", "2026-11-03"]
-    expected = {date: dict.fromkeys(("cache_read", "input", "cache_write", "output"), 0.0)
-                for date in ("2026-11-01", "2026-11-02", "2026-11-03")}  # fmt: skip
+    expected = {
+        date: dict.fromkeys(("cache_read", "input", "cache_write", "output"), 0.0)
+        for date in ("2026-11-01", "2026-11-02", "2026-11-03")
+    }
     for i, requests, day, _ in SESSIONS.values():
         for step in range(1, requests + 1):
             for part, usd in request_parts(i, step).items():

@@ -40,8 +40,13 @@ def test_cancelled_job_keeps_committed_batches_and_the_next_run_resumes(tmp_path
     # The batch in flight when cancel came is committed; nothing after it is begun.
     assert snapshot["chunks_done"] == 2 * EMBED_BATCH
     assert read_status(repo)["pending"]["chunks"] == 200 - 2 * EMBED_BATCH
-    result = {"text": job.describe(), "action": "status", "ok": True, "workspace": str(repo),
-              "job": snapshot}  # fmt: skip
+    result = {
+        "text": job.describe(),
+        "action": "status",
+        "ok": True,
+        "workspace": str(repo),
+        "job": snapshot,
+    }
     jsonschema.validate(result, output_schema())
     assert "cancelled" in job.describe()
 

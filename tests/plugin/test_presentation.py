@@ -93,19 +93,40 @@ def test_clean_line_escapes_every_line_breaking_character():
 
 
 def _hit(**overrides) -> Hit:
-    base = dict(rank=1, path="app/x.py", root="/w", source_path=None, start_line=3, end_line=9,
-                symbols=("Router", "add_route"), language="python", score=0.5, similarity=0.613,
-                stale=False, truncated=False, excerpt="def add_route():\n    pass")  # fmt: skip
+    base = dict(
+        rank=1,
+        path="app/x.py",
+        root="/w",
+        source_path=None,
+        start_line=3,
+        end_line=9,
+        symbols=("Router", "add_route"),
+        language="python",
+        score=0.5,
+        similarity=0.613,
+        stale=False,
+        truncated=False,
+        excerpt="def add_route():\n    pass",
+    )
     base.update(overrides)
     return Hit(**base)
 
 
 def test_result_title_format_stale_and_extra_root():
-    _, text = render_hits([
-        _hit(),
-        _hit(rank=2, path="lib/y.py", root="/elsewhere/lib", source_path="/elsewhere/lib/y.py",
-             similarity=None, stale=True, symbols=()),
-    ])  # fmt: skip
+    _, text = render_hits(
+        [
+            _hit(),
+            _hit(
+                rank=2,
+                path="lib/y.py",
+                root="/elsewhere/lib",
+                source_path="/elsewhere/lib/y.py",
+                similarity=None,
+                stale=True,
+                symbols=(),
+            ),
+        ]
+    )
     lines = text.splitlines()
     assert "1. app/x.py:3-9  similarity 0.61  [Router, add_route]" in lines
     assert "2. lib/y.py:3-9  (/elsewhere/lib/y.py)  [stale]" in lines

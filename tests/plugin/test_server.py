@@ -46,12 +46,25 @@ def test_lists_one_tool_with_strict_declared_schemas(repo):
         objects = list(_objects(schema))
         assert objects and all(o.get("additionalProperties") is False for o in objects)
     assert set(tool.input_schema["properties"]) == {
-        "query", "action", "limit", "path", "focus", "lang", "glob", "exclude", "exact",
-        "run_in_background", "config",
-    }  # fmt: skip
+        "query",
+        "action",
+        "limit",
+        "path",
+        "focus",
+        "lang",
+        "glob",
+        "exclude",
+        "exact",
+        "run_in_background",
+        "config",
+    }
     assert tool.input_schema["properties"]["action"]["enum"] == [
-        "search", "related", "index", "status", "configure",
-    ]  # fmt: skip
+        "search",
+        "related",
+        "index",
+        "status",
+        "configure",
+    ]
     description = tool.description.lower()
     assert "grep" in description and "before" in description and "re-read" in description
     assert len(tool.description) < 600

@@ -84,25 +84,43 @@ def test_serve_over_stdio_writes_only_protocol_to_stdout(repo, tmp_path):
     env = dict(os.environ)
     env.pop("PYTHONUNBUFFERED", None)  # keep the stray print in a buffer, as hosts run us
     session = RawSession(repo, env, tmp_path / "stderr.txt")
-    session.send({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "test-host", "version": "1"}},
-    })  # fmt: skip
+    session.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test-host", "version": "1"},
+            },
+        }
+    )
     init = session.response(1)
     assert init["result"]["serverInfo"]["name"] == "wherein"
     session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     session.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
     (tool,) = session.response(2)["result"]["tools"]
-    session.send({
-        "jsonrpc": "2.0", "id": 3, "method": "tools/call",
-        "params": {"name": "recall", "arguments": {"query": "register a URL handler"}},
-    })  # fmt: skip
+    session.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "recall", "arguments": {"query": "register a URL handler"}},
+        }
+    )
     called = session.response(3)["result"]
-    session.send({
-        "jsonrpc": "2.0", "id": 4, "method": "tools/call",
-        "params": {"name": "recall", "arguments": {"action": "index", "run_in_background": False}},
-    })  # fmt: skip
+    session.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {
+                "name": "recall",
+                "arguments": {"action": "index", "run_in_background": False},
+            },
+        }
+    )
     indexed = session.response(4)["result"]
     code, stdout, stderr = session.close()
 

@@ -11,8 +11,16 @@ from tests.plugin.conftest import run_session
 from wherein.plugin.session import session_id
 from wherein.plugin.usage import UsageMeter, UsageRow, append_usage_row, paths_hash, usage_path
 
-ROW_KEYS = {"time", "session", "workspace", "action", "results", "returned_chars",
-            "source_chars", "paths_hash"}  # fmt: skip
+ROW_KEYS = {
+    "time",
+    "session",
+    "workspace",
+    "action",
+    "results",
+    "returned_chars",
+    "source_chars",
+    "paths_hash",
+}
 
 
 def _rows() -> list[dict]:

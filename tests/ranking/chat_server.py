@@ -63,9 +63,13 @@ class FakeChatServer(FakeEmbeddingServer):
     """Serves chat answers on 127.0.0.1 until `stop`; use as a context manager."""
 
     def __init__(
-        self, reply: ReplyFn | None = None, *, delay_s: float = 0.0, wedged: bool = False,
+        self,
+        reply: ReplyFn | None = None,
+        *,
+        delay_s: float = 0.0,
+        wedged: bool = False,
         **kwargs: Any,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__(**kwargs)
         self.reply = reply or good_reply
         self.delay_s = delay_s
@@ -75,8 +79,11 @@ class FakeChatServer(FakeEmbeddingServer):
 
     def chat_requests(self, step: str | None = None) -> list[Recorded]:
         """The chat requests received, optionally only those of one step."""
-        return [r for r in self.requests if r.path in CHAT_PATHS
-                and (step is None or step_of(r.body.get("messages")) == step)]  # fmt: skip
+        return [
+            r
+            for r in self.requests
+            if r.path in CHAT_PATHS and (step is None or step_of(r.body.get("messages")) == step)
+        ]
 
     def _record(self, recorded: Recorded) -> Reply | str | None:
         scripted = super()._record(recorded)
@@ -102,9 +109,15 @@ class FakeChatServer(FakeEmbeddingServer):
         message = {"role": "assistant", "content": content}
         if path == OLLAMA_CHAT:
             return Reply(200, {"model": model, "message": message, "done": True})
-        return Reply(200, {"id": "chatcmpl-1", "object": "chat.completion", "model": model,
-                           "choices": [{"index": 0, "message": message,
-                                        "finish_reason": "stop"}]})  # fmt: skip
+        return Reply(
+            200,
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            },
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -83,8 +83,14 @@ def model_settings(url: str, *steps: str, timeout_s: float = 5.0, **more: Any) -
     """Overrides that turn `steps` on against the chat model at `url`."""
     values: dict[str, Any] = {}
     for step in steps:
-        values.update({f"{step}.enabled": True, f"{step}.model": CHAT_MODEL,
-                       f"{step}.api_base": url, f"{step}.timeout_s": timeout_s})  # fmt: skip
+        values.update(
+            {
+                f"{step}.enabled": True,
+                f"{step}.model": CHAT_MODEL,
+                f"{step}.api_base": url,
+                f"{step}.timeout_s": timeout_s,
+            }
+        )
     values.update(more)
     return values
 

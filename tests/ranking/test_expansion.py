@@ -52,10 +52,16 @@ def test_parse_phrasings_keeps_at_most_the_cap():
 
 @pytest.mark.parametrize(
     "answer",
-    ["I would search for retries.", "", '{"queries": "retry"}', "[[[[[[" * 2000, "[1, 2, 3]",
-     '{"other": ["x"]}'],
+    [
+        "I would search for retries.",
+        "",
+        '{"queries": "retry"}',
+        "[[[[[[" * 2000,
+        "[1, 2, 3]",
+        '{"other": ["x"]}',
+    ],
     ids=["prose", "empty", "not-a-list", "deeply-nested", "numbers", "unknown-key"],
-)  # fmt: skip
+)
 def test_parse_phrasings_finds_nothing_usable_in_malformed_answers(answer):
     assert parse_phrasings(answer, QUERY) == []
 
@@ -67,8 +73,11 @@ def test_a_good_answer_adds_phrasings_after_the_original(chat, step_settings):
     settings = step_settings(**model_settings(chat.url, "expansion"))
     queries, status = expand_query(QUERY, settings)
     assert queries[0] == QUERY
-    assert queries[1:] == [f"{QUERY} implementation", f"where is {QUERY} handled",
-                           "retry_after_failure"]  # fmt: skip
+    assert queries[1:] == [
+        f"{QUERY} implementation",
+        f"where is {QUERY} handled",
+        "retry_after_failure",
+    ]
     assert status.status == "used" and status.reason is None and status.ms > 0
     [request] = chat.chat_requests("expansion")
     assert request.path == OLLAMA_CHAT
@@ -94,12 +103,15 @@ def test_off_sends_nothing(chat, step_settings):
 
 FAILURES = {
     "not-json": (Reply(200, b"<html>oops</html>"), "failed", "not JSON"),
-    "prose": (Reply(200, {"message": {"role": "assistant", "content": "Try grep."}}), "failed",
-              "no usable phrasing"),
+    "prose": (
+        Reply(200, {"message": {"role": "assistant", "content": "Try grep."}}),
+        "failed",
+        "no usable phrasing",
+    ),
     "no-content": (Reply(200, {"done": True}), "failed", "without the message content"),
     "http-500": (Reply(500, {"error": "out of memory"}), "failed", "HTTP 500: out of memory"),
     "trickle": (TRICKLE, "timed_out", "within"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("script", list(FAILURES), ids=list(FAILURES))
@@ -131,8 +143,9 @@ def test_a_late_answer_is_not_waited_for(step_settings):
 
 
 def test_a_missing_model_and_a_down_server_fail_with_what_to_do(chat, step_settings):
-    settings = step_settings(**model_settings(chat.url, "expansion",
-                                              **{"expansion.model": "absent"}))  # fmt: skip
+    settings = step_settings(
+        **model_settings(chat.url, "expansion", **{"expansion.model": "absent"})
+    )
     queries, status = expand_query(QUERY, settings)
     assert (queries, status.status) == ([QUERY], "failed")
     assert "'absent'" in status.reason and "expansion.model" in status.reason
@@ -154,7 +167,7 @@ def test_the_embedding_api_base_is_used_when_expansion_has_none(chat, step_setti
     overrides = model_settings(
         chat.url, "expansion", **{"expansion.api_base": None, "embedding.api_base": chat.url}
     )
-    queries, status = expand_query(QUERY, step_settings(**overrides))  # fmt: skip
+    queries, status = expand_query(QUERY, step_settings(**overrides))
     assert status.status == "used" and len(chat.chat_requests()) == 1
 
 
@@ -179,8 +192,9 @@ def test_a_redirect_to_the_canary_is_not_followed(chat, step_settings, canary):
     assert canary.connections == 0
 
 
-def test_proxy_variables_pointing_at_the_canary_are_ignored(monkeypatch, chat, step_settings,
-                                                            canary):  # fmt: skip
+def test_proxy_variables_pointing_at_the_canary_are_ignored(
+    monkeypatch, chat, step_settings, canary
+):
     for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY"):
         monkeypatch.setenv(name, canary.url)
     queries, status = expand_query(QUERY, step_settings(**model_settings(chat.url, "expansion")))
@@ -223,7 +237,7 @@ def test_a_negative_timeout_becomes_a_short_deadline_not_no_deadline(step_settin
                 "expansion.timeout_s": loaded["expansion.timeout_s"],
             }
         )
-        queries, status = expand_query(QUERY, settings)  # fmt: skip
+        queries, status = expand_query(QUERY, settings)
     assert (queries, status.status) == ([QUERY], "timed_out")
     assert "0.1 s" in status.reason
 
@@ -231,13 +245,13 @@ def test_a_negative_timeout_becomes_a_short_deadline_not_no_deadline(step_settin
 # in the search
 
 
-def test_the_search_with_a_failing_expansion_equals_the_search_without(chat, step_settings,
-                                                                       search):  # fmt: skip
+def test_the_search_with_a_failing_expansion_equals_the_search_without(chat, step_settings, search):
     plain = search(QUERY, step_settings())
     for scripted in (Reply(200, b"garbage"), Reply(503, b""), TRICKLE):
         chat.queue.append(scripted)
-        result = search(QUERY, step_settings(**model_settings(chat.url, "expansion",
-                                                              timeout_s=0.3)))  # fmt: skip
+        result = search(
+            QUERY, step_settings(**model_settings(chat.url, "expansion", timeout_s=0.3))
+        )
         assert result.expansion.status in ("failed", "timed_out")
         assert places(result) == places(plain)
         text = io.StringIO()
@@ -267,11 +281,9 @@ def test_phrasings_bring_in_what_only_they_match(step_settings, search):
 
 def test_cancelling_during_expansion_stops_both_steps(step_settings, search):
     with FakeChatServer(wedged=True) as chat:
-        settings = step_settings(**model_settings(chat.url, "expansion", "rerank",
-                                                  timeout_s=30.0))  # fmt: skip
+        settings = step_settings(**model_settings(chat.url, "expansion", "rerank", timeout_s=30.0))
         cancel = threading.Event()
-        threading.Thread(target=lambda: chat.arrived.wait(30) and cancel.set(),
-                         daemon=True).start()  # fmt: skip
+        threading.Thread(target=lambda: chat.arrived.wait(30) and cancel.set(), daemon=True).start()
         result = search(QUERY, settings, cancel=cancel)
         requests = len(chat.chat_requests())
     assert result.expansion.status == "cancelled"
@@ -283,8 +295,9 @@ def test_cancelling_during_expansion_stops_both_steps(step_settings, search):
 def test_cancelled_before_the_search_no_model_is_asked(chat, step_settings, search):
     cancel = threading.Event()
     cancel.set()
-    result = search(QUERY, step_settings(**model_settings(chat.url, "expansion", "rerank")),
-                    cancel=cancel)  # fmt: skip
+    result = search(
+        QUERY, step_settings(**model_settings(chat.url, "expansion", "rerank")), cancel=cancel
+    )
     assert (result.expansion.status, result.rerank.status) == ("cancelled", "cancelled")
     assert chat.connections == 0
     assert result.hits

@@ -38,21 +38,37 @@ def scores_reply(scores):
         ("[5, 6, 7]", [5.0, 6.0, 7.0]),
         ('[{"id": 3, "score": 9}, {"id": 1, "score": 2}]', [2.0, None, 9.0]),
     ],
-    ids=["object", "prose-fence-and-strings", "scores-object", "scores-list", "list",
-         "id-objects"],
-)  # fmt: skip
+    ids=["object", "prose-fence-and-strings", "scores-object", "scores-list", "list", "id-objects"],
+)
 def test_parse_scores_reads_the_shapes_a_model_may_use(answer, expected):
     assert parse_scores(answer, 3) == expected
 
 
 @pytest.mark.parametrize(
     "answer",
-    ["Candidate 1 is the best match.", "", "[9, 8]", "[9, 8, 7, 6]", '{"scores": [1]}',
-     '{"1": "high", "2": true, "3": null}', '{"1": NaN, "2": Infinity, "3": -1}',
-     '{"1": 11, "2": "NaN", "3": [5]}', '{"0": 5, "4": 5, "x": 5}'],
-    ids=["prose", "empty", "too-few", "too-many", "scores-wrong-count", "non-numeric",
-         "non-finite-and-negative", "out-of-range", "unknown-numbers"],
-)  # fmt: skip
+    [
+        "Candidate 1 is the best match.",
+        "",
+        "[9, 8]",
+        "[9, 8, 7, 6]",
+        '{"scores": [1]}',
+        '{"1": "high", "2": true, "3": null}',
+        '{"1": NaN, "2": Infinity, "3": -1}',
+        '{"1": 11, "2": "NaN", "3": [5]}',
+        '{"0": 5, "4": 5, "x": 5}',
+    ],
+    ids=[
+        "prose",
+        "empty",
+        "too-few",
+        "too-many",
+        "scores-wrong-count",
+        "non-numeric",
+        "non-finite-and-negative",
+        "out-of-range",
+        "unknown-numbers",
+    ],
+)
 def test_malformed_scores_are_no_opinion_not_zero(answer):
     assert parse_scores(answer, 3) == [None, None, None]
 
@@ -88,8 +104,7 @@ def test_the_prompt_numbers_the_candidates_and_cuts_long_ones():
 
 def test_a_good_answer_reorders_the_window(step_settings):
     with FakeChatServer(scores_reply({"1": 2, "2": 9, "3": 5, "4": 0, "5": 1})) as chat:
-        settings = step_settings(**model_settings(chat.url, "rerank",
-                                                  **{"rerank.candidates": 4}))  # fmt: skip
+        settings = step_settings(**model_settings(chat.url, "rerank", **{"rerank.candidates": 4}))
         ordered, status = rerank(QUERY, ITEMS, PASSAGES, settings)
     assert ordered == ["b", "c", "a", "d", "e"]  # only the first four were asked about
     assert status.status == "used" and status.reason is None
@@ -100,8 +115,9 @@ def test_a_good_answer_reorders_the_window(step_settings):
 
 def test_a_partial_answer_is_used_and_says_how_many_had_no_opinion(step_settings):
     with FakeChatServer(scores_reply({"1": 1, "3": "n/a", "4": 8})) as chat:
-        ordered, status = rerank(QUERY, ITEMS, PASSAGES,
-                                 step_settings(**model_settings(chat.url, "rerank")))  # fmt: skip
+        ordered, status = rerank(
+            QUERY, ITEMS, PASSAGES, step_settings(**model_settings(chat.url, "rerank"))
+        )
     assert ordered == ["d", "b", "c", "a", "e"]
     assert status.status == "used"
     assert "3 of 5 candidates got no usable score" in status.reason
@@ -139,8 +155,9 @@ def test_off_or_too_few_candidates_ask_nothing(chat, step_settings):
 
 def test_an_off_device_url_is_refused_and_never_contacted(monkeypatch, step_settings, canary):
     monkeypatch.setattr(guard, "resolve_host", lambda host, port: [canary.host])
-    settings = step_settings(**model_settings(f"http://localhost.evil.example:{canary.port}",
-                                              "rerank"))  # fmt: skip
+    settings = step_settings(
+        **model_settings(f"http://localhost.evil.example:{canary.port}", "rerank")
+    )
     ordered, status = rerank(QUERY, ITEMS, PASSAGES, settings)
     assert ordered == ITEMS and status.status == "failed" and "refused" in status.reason
     assert canary.connections == 0
@@ -150,8 +167,7 @@ def test_a_cancelled_rerank_returns_at_once_with_the_fused_order(step_settings):
     with FakeChatServer(wedged=True) as chat:
         settings = step_settings(**model_settings(chat.url, "rerank", timeout_s=30.0))
         cancel = threading.Event()
-        threading.Thread(target=lambda: chat.arrived.wait(30) and cancel.set(),
-                         daemon=True).start()  # fmt: skip
+        threading.Thread(target=lambda: chat.arrived.wait(30) and cancel.set(), daemon=True).start()
         ordered, status = rerank(QUERY, ITEMS, PASSAGES, settings, cancel)
     assert ordered == ITEMS and status.status == "cancelled"
 
@@ -196,6 +212,7 @@ def test_the_search_follows_the_model_scores(step_settings, search):
     assert [h.path for h in result.hits][:1] == ["app/session.py"]
     moved = {"app/session.py", "app/cookies.py"}
     # Everything the model had no opinion on kept its fused place.
-    assert [p for p in places(result) if p[0] not in moved] == \
-        [p for p in places(plain) if p[0] not in moved]  # fmt: skip
+    assert [p for p in places(result) if p[0] not in moved] == [
+        p for p in places(plain) if p[0] not in moved
+    ]
     assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))

@@ -82,11 +82,15 @@ def check_url(url: str, *, allow_remote: bool, key: str = "embedding.api_base") 
         # Refused rather than dropped: "http://127.0.0.1@evil.example" and
         # "http://evil@127.0.0.1" read differently to people and to parsers, and credentials
         # belong in embedding.api_key, which is never printed.
-        raise _refused(key, url, "it carries user information before '@'; put a key in "
-                                 "embedding.api_key instead")  # fmt: skip
+        raise _refused(
+            key,
+            url,
+            "it carries user information before '@'; put a key in embedding.api_key instead",
+        )
     if parts.query or parts.fragment or text.endswith(("?", "#")):
-        raise _refused(key, url, "it has a query or fragment; give only scheme, host, port "
-                                 "and path")  # fmt: skip
+        raise _refused(
+            key, url, "it has a query or fragment; give only scheme, host, port and path"
+        )
     host = (parts.hostname or "").lower()
     if not host:
         raise _refused(key, url, "it names no host")
@@ -97,8 +101,11 @@ def check_url(url: str, *, allow_remote: bool, key: str = "embedding.api_base") 
         if not _HOST_NAME.fullmatch(host):
             raise _refused(key, url, f"'{host}' is not a valid host name")
         if host != LOOPBACK_NAME and not allow_remote:
-            raise _refused(key, url, _not_local(host, "is a name other than 'localhost', so "
-                                                      "it could point anywhere"))  # fmt: skip
+            raise _refused(
+                key,
+                url,
+                _not_local(host, "is a name other than 'localhost', so it could point anywhere"),
+            )
     else:
         if _unmapped(address).is_unspecified:
             raise _refused(key, url, f"'{host}' is the unspecified address, not a machine")
@@ -159,12 +166,23 @@ def resolve_endpoint(
             )
         if not _is_loopback(address):
             if not allow_remote:
-                raise _refused(key, endpoint.base_url, _not_local(
-                    endpoint.host, f"resolved to {', '.join(answers)}, and {answer} is not a "
-                                   "loopback address"))  # fmt: skip
+                raise _refused(
+                    key,
+                    endpoint.base_url,
+                    _not_local(
+                        endpoint.host,
+                        f"resolved to {', '.join(answers)}, and {answer} is not a loopback address",
+                    ),
+                )
             remote = True
-    return Endpoint(endpoint.scheme, endpoint.host, endpoint.port, endpoint.path,
-                    tuple(str(_ip_literal(a)) for a in answers), remote)  # fmt: skip
+    return Endpoint(
+        endpoint.scheme,
+        endpoint.host,
+        endpoint.port,
+        endpoint.path,
+        tuple(str(_ip_literal(a)) for a in answers),
+        remote,
+    )
 
 
 def open_endpoint(url: str, *, allow_remote: bool, key: str = "embedding.api_base") -> Endpoint:

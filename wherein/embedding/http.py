@@ -121,8 +121,9 @@ class HttpEmbedder:
         """
         if not texts:
             return np.zeros((0, self.dimension or 0), dtype=np.float32)
-        batches = [list(texts[i : i + self.batch_size])
-                   for i in range(0, len(texts), self.batch_size)]  # fmt: skip
+        batches = [
+            list(texts[i : i + self.batch_size]) for i in range(0, len(texts), self.batch_size)
+        ]
         if len(batches) == 1 or self.concurrency == 1:
             parts = [self._embed_batch(batch, self.timeout_s) for batch in batches]
         else:

@@ -47,8 +47,9 @@ class OpenAIEmbedder(HttpEmbedder):
 
     def _missing_model(self, server_text: str) -> str | None:
         lowered = server_text.lower()
-        if "model" not in lowered or not ("not found" in lowered or "does not exist" in lowered
-                                          or "model_not_found" in lowered):  # fmt: skip
+        if "model" not in lowered or not (
+            "not found" in lowered or "does not exist" in lowered or "model_not_found" in lowered
+        ):
             return None
         return (
             f"model '{self.model}' is not available on {self.endpoint.base_url} "

@@ -129,9 +129,12 @@ class _PinnedBackend(httpcore.NetworkBackend):
             try:
                 # An IP literal: getaddrinfo parses it without a lookup.
                 stream = self._inner.connect_tcp(
-                    address, port, _remaining(timeout, httpcore.ConnectTimeout),
-                    local_address, socket_options,
-                )  # fmt: skip
+                    address,
+                    port,
+                    _remaining(timeout, httpcore.ConnectTimeout),
+                    local_address,
+                    socket_options,
+                )
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as err:
                 failure = err
                 continue

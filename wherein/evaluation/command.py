@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TextIO
 
 from wherein.config import Settings
 from wherein.evaluation.evaluate import DEFAULT_COMMITS, EvalOptions, evaluate
 from wherein.evaluation.table import format_report
+from wherein.untrusted import json_text, one_line
 
 __all__ = ["run_eval"]
 
@@ -25,7 +25,11 @@ def run_eval(
         tiers=args.tiers,
     )
     report = evaluate(
-        workspace, settings, options, err, say=lambda notice: print(f"wherein: {notice}", file=err)
+        workspace,
+        settings,
+        options,
+        err,
+        say=lambda notice: print(f"wherein: {one_line(notice)}", file=err),
     )
     if args.html:
         from wherein.evaluation.page import write_page
@@ -33,12 +37,11 @@ def run_eval(
         size = write_page(report, Path(args.html))
         print(f"wherein: wrote the HTML report to {args.html} ({size:,} bytes).", file=err)
     if args.json:
-        json.dump(report.to_json(), out, ensure_ascii=False)
-        out.write("\n")
+        out.write(json_text(report.to_json()) + "\n")
     else:
         out.write(format_report(report))
     for warning in report.warnings:
-        print(f"wherein: {warning}", file=err)
+        print(f"wherein: {one_line(warning)}", file=err)
     if not report.questions:
         print(
             f"wherein: none of the {report.selection.considered} commit(s) read is usable as a "

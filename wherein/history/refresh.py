@@ -125,8 +125,12 @@ def _claim_for(store: HistoryStore, embedder: Embedder) -> bool:
     return stored is not None
 
 
-def _read_changed(store: HistoryStore, transcripts: list[Transcript], summary: HistorySummary,
-                  progress: Progress | None) -> None:  # fmt: skip
+def _read_changed(
+    store: HistoryStore,
+    transcripts: list[Transcript],
+    summary: HistorySummary,
+    progress: Progress | None,
+) -> None:
     states = store.conversation_states()
     present = {str(t.path) for t in transcripts}
     term_ids = store.term_ids()
@@ -194,8 +198,9 @@ def _write(store: HistoryStore, pending, term_ids: dict[str, int], summary: Hist
     summary.read += len(parsed)
 
 
-def _embed_pending(store: HistoryStore, embedder: Embedder, summary: HistorySummary,
-                   progress: Progress | None) -> None:  # fmt: skip
+def _embed_pending(
+    store: HistoryStore, embedder: Embedder, summary: HistorySummary, progress: Progress | None
+) -> None:
     total = store.pending_count()
     width = embedder.identity.dimension
     while True:

@@ -202,8 +202,9 @@ class HistoryStore:
         rows = self.conn.execute("SELECT path, id, size, mtime_ns, sha256 FROM conversations")
         return {p: ConversationState(i, Fingerprint(s, m, h)) for p, i, s, m, h in rows}
 
-    def touch_conversation(self, conn: sqlite3.Connection, state: ConversationState,
-                           size: int, mtime_ns: int) -> None:  # fmt: skip
+    def touch_conversation(
+        self, conn: sqlite3.Connection, state: ConversationState, size: int, mtime_ns: int
+    ) -> None:
         conn.execute(
             "UPDATE conversations SET size = ?, mtime_ns = ? WHERE id = ?",
             (size, mtime_ns, state.id),
@@ -233,8 +234,14 @@ class HistoryStore:
         A message whose position, author, time and text are unchanged keeps its row (and so
         its postings and vector): a conversation that grew writes only its new messages.
         """
-        values = (conversation.source, conversation.session, conversation.project,
-                  fingerprint.size, fingerprint.mtime_ns, fingerprint.sha256)  # fmt: skip
+        values = (
+            conversation.source,
+            conversation.session,
+            conversation.project,
+            fingerprint.size,
+            fingerprint.mtime_ns,
+            fingerprint.sha256,
+        )
         row = conn.execute("SELECT id FROM conversations WHERE path = ?", (path,)).fetchone()
         if row is None:
             conversation_id = conn.execute(
@@ -273,9 +280,16 @@ class HistoryStore:
             message_id = conn.execute(
                 "INSERT INTO messages(conversation_id, position, author, time, text, text_hash, "
                 "n_tokens) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (conversation_id, position, message.author, message.time, message.text, digest,
-                 sum(counts.values())),
-            ).lastrowid  # fmt: skip
+                (
+                    conversation_id,
+                    position,
+                    message.author,
+                    message.time,
+                    message.text,
+                    digest,
+                    sum(counts.values()),
+                ),
+            ).lastrowid
             for term, count in counts.items():
                 term_id = term_ids.get(term)
                 if term_id is None:

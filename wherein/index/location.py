@@ -8,10 +8,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["data_home", "index_dir"]
+__all__ = ["WORKSPACES_DIR_NAME", "data_home", "index_dir", "workspace_digest"]
 
 INDEX_FILE_NAME = "index.db"
 LOCK_FILE_NAME = "index.lock"
+# The folder of the data home that holds one index directory per workspace.
+WORKSPACES_DIR_NAME = "workspaces"
 
 
 def data_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -25,7 +27,11 @@ def data_home(environ: Mapping[str, str] | None = None) -> Path:
 
 def index_dir(workspace: Path, environ: Mapping[str, str] | None = None) -> Path:
     """`<data home>/workspaces/<basename>-<hash of the absolute path>`."""
-    absolute = str(workspace.resolve())
-    digest = hashlib.sha256(os.fsencode(absolute)).hexdigest()[:16]
+    digest = workspace_digest(str(workspace.resolve()))
     name = re.sub(r"[^A-Za-z0-9._-]", "_", workspace.name)[:40] or "root"
-    return data_home(environ) / "workspaces" / f"{name}-{digest}"
+    return data_home(environ) / WORKSPACES_DIR_NAME / f"{name}-{digest}"
+
+
+def workspace_digest(absolute: str) -> str:
+    """The hash an index directory's name ends with: to check which workspace it is for."""
+    return hashlib.sha256(os.fsencode(absolute)).hexdigest()[:16]

@@ -287,9 +287,11 @@ def _usage_chart(summary: dict) -> dict:
     )
     spec["table"] = {
         "columns": ["what", "characters"],
-        "rows": [["excerpts recall returned", f"{returned:,}"],
-                 ["whole files they came from", f"{source:,}"]],
-    }  # fmt: skip
+        "rows": [
+            ["excerpts recall returned", f"{returned:,}"],
+            ["whole files they came from", f"{source:,}"],
+        ],
+    }
     return spec
 
 

@@ -35,8 +35,12 @@ CHART_JS_SHA256 = "87364cc2b2a76a6684929e7d6b80b18a897794db38400caff1fcf1791c692
 SOURCE_MAP_LINE = re.compile(r"^//# sourceMappingURL=\S*\s*$", re.MULTILINE)
 # Text that would end or confuse an inline <script> element (HTML's script data states).
 SCRIPT_BREAKERS = ("</script", "<!--")
-CHART_HEIGHT_CLASS = {"steps": "chart", "sessions": "chart small", "cost": "chart",
-                      "usage": "chart bars"}  # fmt: skip
+CHART_HEIGHT_CLASS = {
+    "steps": "chart",
+    "sessions": "chart small",
+    "cost": "chart",
+    "usage": "chart bars",
+}
 
 
 def render_html(summary: dict, *, generated: datetime | None = None) -> str:
@@ -132,8 +136,18 @@ def _json_for_script(data: dict) -> str:
 
 def _chart_data(spec: dict) -> dict:
     """What the page's script needs of a spec; tables and sentences are already HTML."""
-    keep = ("id", "kind", "labels", "datasets", "x_title", "y_title", "y_unit", "stacked",
-            "horizontal", "empty")  # fmt: skip
+    keep = (
+        "id",
+        "kind",
+        "labels",
+        "datasets",
+        "x_title",
+        "y_title",
+        "y_unit",
+        "stacked",
+        "horizontal",
+        "empty",
+    )
     return {key: spec.get(key) for key in keep}
 
 
@@ -238,8 +252,11 @@ def _chart_section(section_id: str, number: str, spec: dict) -> list[str]:
 def _usage_section(spec: dict) -> list[str]:
     figures = ['<dl class="figures">']
     for label, value, why in spec["figures"]:
-        figures += [f"<dt>{_e(label)}</dt>", f"<dd>{_e(value)}</dd>",
-                    f'<dd class="why">{_e(why)}</dd>']  # fmt: skip
+        figures += [
+            f"<dt>{_e(label)}</dt>",
+            f"<dd>{_e(value)}</dd>",
+            f'<dd class="why">{_e(why)}</dd>',
+        ]
     figures.append("</dl>")
     lines = _chart_section("recall-usage", "3", spec)
     return lines[:2] + figures + lines[2:]
@@ -249,9 +266,13 @@ def _baseline_section(summary: dict, rows: dict) -> list[str]:
     used = summary["recall_used"]
     head = "".join(
         f'<th scope="col"{css}>{name}</th>'
-        for name, css in (("figure", ' class="text"'), ("baseline", ""), ("with recall", ""),
-                          ("note", ' class="text"'))
-    )  # fmt: skip
+        for name, css in (
+            ("figure", ' class="text"'),
+            ("baseline", ""),
+            ("with recall", ""),
+            ("note", ' class="text"'),
+        )
+    )
     body = []
     for (label, before, note), (_, after, _) in zip(rows["baseline"], rows["recall"], strict=True):
         shown = after if used else "-"

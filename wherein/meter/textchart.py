@@ -34,8 +34,10 @@ def format_step_chart(series: dict | None, *, ascii_only: bool = False) -> list[
         (r["avg_context"] for g in groups for r in series["groups"][g] if r["requests"]),
         default=0,
     )
-    labels = [f"{b['first']}-{b['last']}" if b["last"] > b["first"] else str(b["first"])
-              for b in series["buckets"]]  # fmt: skip
+    labels = [
+        f"{b['first']}-{b['last']}" if b["last"] > b["first"] else str(b["first"])
+        for b in series["buckets"]
+    ]
     label_width = max(len("steps"), *(len(label) for label in labels))
     cells = {g: [_cell(r, top, ascii_only) for r in series["groups"][g]] for g in groups}
     widths = {g: max(len(GROUP_TITLES[g]), *(len(c) for c in cells[g])) for g in groups}

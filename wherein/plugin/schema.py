@@ -190,9 +190,18 @@ _RESULT = _strict(
         "stale": {"type": "boolean"},
         "truncated": {"type": "boolean"},
     },
-    ["rank", "path", "source_path", "start_line", "end_line", "symbols", "similarity",
-     "stale", "truncated"],
-)  # fmt: skip
+    [
+        "rank",
+        "path",
+        "source_path",
+        "start_line",
+        "end_line",
+        "symbols",
+        "similarity",
+        "stale",
+        "truncated",
+    ],
+)
 
 _PENDING = _strict({"files": _COUNT, "chunks": _COUNT}, ["files", "chunks"])
 
@@ -209,9 +218,19 @@ _JOB = _strict(
         "summary": _NULLABLE_STRING,
         "error": _NULLABLE_STRING,
     },
-    ["id", "state", "stage", "files_done", "files_total", "chunks_done", "chunks_total",
-     "elapsed_s", "summary", "error"],
-)  # fmt: skip
+    [
+        "id",
+        "state",
+        "stage",
+        "files_done",
+        "files_total",
+        "chunks_done",
+        "chunks_total",
+        "elapsed_s",
+        "summary",
+        "error",
+    ],
+)
 
 _INDEX = _strict(
     {
@@ -241,9 +260,18 @@ _EMBEDDING = _strict(
         "api_key_set": {"type": "boolean"},
         "allow_remote": {"type": "boolean"},
     },
-    ["provider", "model", "dim", "in_process", "url", "answered", "error", "api_key_set",
-     "allow_remote"],
-)  # fmt: skip
+    [
+        "provider",
+        "model",
+        "dim",
+        "in_process",
+        "url",
+        "answered",
+        "error",
+        "api_key_set",
+        "allow_remote",
+    ],
+)
 
 _SETTING = _strict(
     {"key": {"type": "string"}, "value": {"type": "string"}, "source": {"type": "string"}},
@@ -273,9 +301,18 @@ _USAGE = _strict(
         "kept_out_tokens_estimate": _COUNT,
         "line": {"type": "string"},
     },
-    ["session", "calls", "searches", "returned_chars", "source_chars", "kept_out_chars",
-     "ratio", "kept_out_tokens_estimate", "line"],
-)  # fmt: skip
+    [
+        "session",
+        "calls",
+        "searches",
+        "returned_chars",
+        "source_chars",
+        "kept_out_chars",
+        "ratio",
+        "kept_out_tokens_estimate",
+        "line",
+    ],
+)
 
 _ERROR = _strict(
     {"kind": {"type": "string"}, "message": {"type": "string"}},

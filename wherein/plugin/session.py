@@ -175,5 +175,6 @@ class RecallSession:
         with anyio.CancelScope(shield=True):
             stopped = await anyio.to_thread.run_sync(job.wait, JOB_STOP_TIMEOUT_S)
         if not stopped:
-            logger.warning("Index job %s did not stop within %.0f s; abandoning it", job.id,
-                           JOB_STOP_TIMEOUT_S)  # fmt: skip
+            logger.warning(
+                "Index job %s did not stop within %.0f s; abandoning it", job.id, JOB_STOP_TIMEOUT_S
+            )

@@ -23,8 +23,11 @@ def describe_status(workspace: Path, settings: Settings, building: bool) -> tupl
     raw = read_status(workspace)
     index = _index_fields(raw)
     embedding = _embedding_fields(settings, raw.get("embedder"))
-    lines = [f"Workspace {workspace}.", _index_sentence(index, building),
-             _embedding_sentence(embedding)]  # fmt: skip
+    lines = [
+        f"Workspace {workspace}.",
+        _index_sentence(index, building),
+        _embedding_sentence(embedding),
+    ]
     return {"index": index, "embedding": embedding}, lines
 
 
@@ -44,8 +47,13 @@ def _embedding_fields(settings: Settings, indexed: str | None) -> dict[str, Any]
         described, error = describe_embedder(settings, indexed)
     except ConfigError as err:
         provider = settings["embedding.provider"]
-        described = {"provider": provider, "model": settings["embedding.model"], "dim": None,
-                     "url": None, "answered": False}  # fmt: skip
+        described = {
+            "provider": provider,
+            "model": settings["embedding.model"],
+            "dim": None,
+            "url": None,
+            "answered": False,
+        }
         error = redact(str(err), settings["embedding.api_key"])
     return {
         "provider": described["provider"],

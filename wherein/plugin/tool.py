@@ -30,6 +30,7 @@ from wherein.plugin.scoping import folder_inside
 from wherein.plugin.session import RecallSession
 from wherein.plugin.status import describe_status
 from wherein.plugin.usage import UsageRow, append_usage_row, paths_hash, utc_now
+from wherein.roots import plan_roots
 from wherein.search import SearchResult, run_related, run_search
 from wherein.untrusted import one_line
 
@@ -89,8 +90,13 @@ async def run_recall(
             _refuse_widening(arguments)
         validate_arguments(arguments)
         settings = load_settings(session.workspace)
-        handler = {"search": _search, "related": _search, "index": _index, "status": _status,
-                   "configure": _configure}[action]  # fmt: skip
+        handler = {
+            "search": _search,
+            "related": _search,
+            "index": _index,
+            "status": _status,
+            "configure": _configure,
+        }[action]
         parts = await handler(session, settings, arguments, report_progress)
         for warning in settings.warnings:
             parts.fields.setdefault("warnings", []).append(warning)
@@ -172,10 +178,14 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
         )
     files, match = _narrowing(args, related)
     workspace = session.workspace
-    path = folder_inside(workspace, args["path"], "path") if args.get("path") else None
+    # A folder of an extra source root is named by its label, as its results are.
+    roots = plan_roots(workspace, settings["scope.source_roots"]).extra
+    path = folder_inside(workspace, args["path"], "path", roots) if args.get("path") else None
     # "" or "." is an explicit choice of the whole workspace, over a configured or marked scope.
     focus = (
-        folder_inside(workspace, args["focus"], "focus") if args.get("focus") else args.get("focus")
+        folder_inside(workspace, args["focus"], "focus", roots)
+        if args.get("focus")
+        else args.get("focus")
     )
     limit, capped = _limit(settings, args.get("limit"))
     embedder = await anyio.to_thread.run_sync(session.embedder, settings)
@@ -244,8 +254,14 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     if job is not None and job.running:
         fields["job"] = job.snapshot()
         lines.append(job.describe())
-    return _Parts(lines, fields, block, results=count, source_chars=result.source_chars,
-                  paths=tuple(hit.path for hit in result.hits))  # fmt: skip
+    return _Parts(
+        lines,
+        fields,
+        block,
+        results=count,
+        source_chars=result.source_chars,
+        paths=tuple(hit.path for hit in result.hits),
+    )
 
 
 def _narrowing(args: dict[str, Any], related: bool):
@@ -300,8 +316,10 @@ async def _index(session, settings: Settings, args, report_progress) -> _Parts:
     job, started = await anyio.to_thread.run_sync(session.start_index, settings)
     if args.get("run_in_background", True):
         if started:
-            text = (f"Index job {job.id} started in the background. Search works meanwhile; "
-                    "recall action=status shows its progress.")  # fmt: skip
+            text = (
+                f"Index job {job.id} started in the background. Search works meanwhile; "
+                "recall action=status shows its progress."
+            )
         else:
             text = f"An index job is already running; not starting another. {job.describe()}"
         return _Parts([text], {"job": job.snapshot("started" if started else None)})
@@ -309,10 +327,14 @@ async def _index(session, settings: Settings, args, report_progress) -> _Parts:
     session.mark_job_reported()
     snapshot = job.snapshot()
     if snapshot["state"] != "done":
-        return _Parts([job.describe()], {
-            "job": snapshot,
-            "error": {"kind": "IndexJobFailed", "message": one_line(snapshot["error"] or "")},
-        }, ok=False)  # fmt: skip
+        return _Parts(
+            [job.describe()],
+            {
+                "job": snapshot,
+                "error": {"kind": "IndexJobFailed", "message": one_line(snapshot["error"] or "")},
+            },
+            ok=False,
+        )
     return _Parts([job.describe()], {"job": snapshot})
 
 

@@ -100,8 +100,9 @@ def append_usage_row(row: UsageRow, path: Path | None = None) -> bool:
         logger.warning("Cannot append to the usage ledger %s: %s", target, err)
         return False
     if written != len(data):
-        logger.warning("Short write to the usage ledger %s: %d of %d bytes", target, written,
-                       len(data))  # fmt: skip
+        logger.warning(
+            "Short write to the usage ledger %s: %d of %d bytes", target, written, len(data)
+        )
         return False
     return True
 

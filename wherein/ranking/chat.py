@@ -145,8 +145,11 @@ def ask_model(target: ChatModel, system: str, user: str, *, timeout_s: float) ->
         keep_alive: str | float = target.keep_alive
         if _NUMBER.fullmatch(keep_alive.strip()):
             keep_alive = float(keep_alive)
-        payload.update(format="json", keep_alive=keep_alive,
-                       options={"temperature": 0, "num_ctx": OLLAMA_NUM_CTX})  # fmt: skip
+        payload.update(
+            format="json",
+            keep_alive=keep_alive,
+            options={"temperature": 0, "num_ctx": OLLAMA_NUM_CTX},
+        )
     with build_client(endpoint, api_key=target.api_key, max_connections=1) as client:
         status, body = _post(client, endpoint.url(path), payload, target, timeout_s)
     if status != 200:
@@ -178,8 +181,9 @@ def json_block(text: str) -> Any:
     return None
 
 
-def _post(client: httpx.Client, url: str, payload: dict[str, Any], target: ChatModel,
-          timeout_s: float) -> tuple[int, bytes]:  # fmt: skip
+def _post(
+    client: httpx.Client, url: str, payload: dict[str, Any], target: ChatModel, timeout_s: float
+) -> tuple[int, bytes]:
     import httpx
 
     try:
@@ -215,8 +219,11 @@ def _content(answer: Any, dialect: str) -> str | None:
         return None
     if dialect == OPENAI:
         choices = answer.get("choices")
-        message = choices[0].get("message") if isinstance(choices, list) and choices and \
-            isinstance(choices[0], dict) else None  # fmt: skip
+        message = (
+            choices[0].get("message")
+            if isinstance(choices, list) and choices and isinstance(choices[0], dict)
+            else None
+        )
     else:
         message = answer.get("message")
     content = message.get("content") if isinstance(message, dict) else None

@@ -59,9 +59,10 @@ class Expansion:
         phrasings = parse_phrasings(answer, self.query)
         if not phrasings:
             return [self.query], downgrade(
-                status, FAILED, "the model's answer held no usable phrasing (expected JSON "
-                                '{"queries": [...]})'
-            )  # fmt: skip
+                status,
+                FAILED,
+                'the model\'s answer held no usable phrasing (expected JSON {"queries": [...]})',
+            )
         return [self.query, *phrasings], status
 
 

@@ -83,21 +83,30 @@ def rerank(
         return ask_model(target, SYSTEM_PROMPT, prompt, timeout_s=settings["rerank.timeout_s"])
 
     answer, status = start_step(
-        "rerank", work, timeout_s=settings["rerank.timeout_s"], timeout_key="rerank.timeout_s",
-        cancel=cancel, prepare=load_client,
-    ).wait()  # fmt: skip
+        "rerank",
+        work,
+        timeout_s=settings["rerank.timeout_s"],
+        timeout_key="rerank.timeout_s",
+        cancel=cancel,
+        prepare=load_client,
+    ).wait()
     if status.status != USED or answer is None:
         return items, status
     scores = parse_scores(answer, count)
     unscored = sum(score is None for score in scores)
     if unscored == count:
         return items, downgrade(
-            status, FAILED, f"the model gave no usable score for any of the {count} candidates "
-                            '(expected JSON {"1": 7, ...})'
-        )  # fmt: skip
+            status,
+            FAILED,
+            f"the model gave no usable score for any of the {count} candidates "
+            '(expected JSON {"1": 7, ...})',
+        )
     if unscored:
-        status = downgrade(status, USED, f"{unscored} of {count} candidates got no usable "
-                                         "score and kept their fused places")  # fmt: skip
+        status = downgrade(
+            status,
+            USED,
+            f"{unscored} of {count} candidates got no usable score and kept their fused places",
+        )
     return reorder(items, scores), status
 
 

@@ -107,8 +107,9 @@ class PendingStep(Generic[T]):
         else:
             if prepare is not None:
                 prepare()  # on the step's clock: what it costs is added latency too
-            worker = threading.Thread(target=self._run, args=(work,), daemon=True,
-                                      name=f"wherein-{name}")  # fmt: skip
+            worker = threading.Thread(
+                target=self._run, args=(work,), daemon=True, name=f"wherein-{name}"
+            )
             worker.start()
 
     @property
@@ -187,8 +188,9 @@ def start_step(
 
     `prepare` runs first in the calling thread, on the step's clock (see `chat.load_client`).
     """
-    return PendingStep(name, work, timeout_s=timeout_s, timeout_key=timeout_key, cancel=cancel,
-                       prepare=prepare)  # fmt: skip
+    return PendingStep(
+        name, work, timeout_s=timeout_s, timeout_key=timeout_key, cancel=cancel, prepare=prepare
+    )
 
 
 def downgrade(status: StepStatus, to: str, reason: str) -> StepStatus:
