@@ -8,9 +8,9 @@ tokens, not its text, so it cannot answer "contains this substring" alone; SQLit
 over the chunk texts can. When the literal holds a word bounded on both sides inside it
 (`__init__` in `def __init__(self`), every chunk that contains the literal contains that whole
 word, so FTS5 narrows the scan to the chunks holding it first. Measured on the standard
-library (47,534 chunks, 37 MB of text; scripts in the branch note): `instr` over every chunk
-took 65-100 ms, FTS5 then `instr` 11-13 ms; a bare identifier (`retry_with`) has no bounded
-word and takes the scan. Both are exact: FTS5 only picks which texts `instr` reads.
+library (47,534 chunks, 37 MB of text; scripts/bench_grep.py): `instr` over every chunk took
+60-100 ms, FTS5 then `instr` 3-8 ms; a bare identifier (`getaddrinfo`) has no bounded word and
+takes the scan. Both are exact: FTS5 only picks which texts `instr` reads.
 
 Regex (`--regex PATTERN`): Python `re` over each chunk's text, under a time bound. A pattern is
 the caller's, and a nested repeat such as `(a+)+$` backtracks for exponential time, so the scan
