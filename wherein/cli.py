@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from wherein import __version__
+from wherein.completion import SHELLS
 from wherein.errors import UsageError, WhereinError
+from wherein.result_options import add_result_options
 from wherein.untrusted import as_text, echo, json_text, one_line, visible
 
 __all__ = ["main"]
@@ -46,12 +48,34 @@ def _build_parser() -> argparse.ArgumentParser:
     index.add_argument("--focus", help="a folder inside the workspace to embed first")
 
     search = commands.add_parser("search", help="find where something is handled")
-    search.add_argument("query", help="words or a name: 'how are retries handled', 'Session'")
+    search.add_argument(
+        "query",
+        nargs="?",
+        default="",
+        help="words or a name: 'how are retries handled', 'Session' (optional with -F or --regex)",
+    )
     search.add_argument("--workspace", help="the folder to search (default: the current one)")
     search.add_argument("--limit", type=int, help="how many results (default 8)")
     search.add_argument("--path", help="only results under this folder of the workspace")
     search.add_argument("--focus", help="rank only inside this folder of the workspace")
-    search.add_argument("--json", action="store_true", help="print one JSON object")
+    add_result_options(search)
+    literal = search.add_mutually_exclusive_group()
+    literal.add_argument(
+        "-F", "--exact", metavar="TEXT", help="only chunks holding TEXT exactly (case-sensitive)"
+    )
+    literal.add_argument(
+        "--regex", metavar="PATTERN", help="only chunks a Python regular expression matches"
+    )
+
+    related = commands.add_parser("related", help="the chunks most like the one at FILE[:LINE]")
+    related.add_argument(
+        "place", metavar="FILE[:LINE]", help="a file as results show it, and a line in it"
+    )
+    related.add_argument("--workspace", help="the folder to search (default: the current one)")
+    related.add_argument("--limit", type=int, help="how many results (default 8)")
+    related.add_argument("--path", help="only results under this folder of the workspace")
+    related.add_argument("--focus", help="rank only inside this folder of the workspace")
+    add_result_options(related)
 
     status = commands.add_parser("status", help="what the index holds, touching nothing")
     status.add_argument("--workspace", help="the workspace (default: the current folder)")
@@ -155,6 +179,9 @@ def _build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--tiers", action="store_true", help="also rank by each tier alone")
     evaluation.add_argument("--json", action="store_true", help="print one JSON object")
     evaluation.add_argument("--html", metavar="FILE", help="also write the report as an HTML page")
+
+    completion = commands.add_parser("completion", help="print a shell's tab-completion script")
+    completion.add_argument("shell", choices=SHELLS, help="the shell to complete wherein in")
     return parser
 
 
@@ -166,6 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = {
             "index": _index,
             "search": _search,
+            "related": _related,
+            "completion": _completion,
             "status": _status,
             "roots": _roots,
             "config": _config,
@@ -181,13 +210,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             "forget": _housekeeping,
             "gc": _housekeeping,
         }[args.command]
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()  # here, so a reader that went away is met below, not at exit
+        return code
+    except BrokenPipeError:
+        # `wherein search ... | head -1`: the reader has what it wanted. Nothing may be
+        # written to the closed pipe again, or the interpreter reports it as it exits.
+        _drop_stdout()
+        return 0
     except WhereinError as err:
         _say(str(err))
         return err.exit_code
     except KeyboardInterrupt:
         _say("interrupted; the index keeps what was committed.")
         return 130
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, as Python's documentation does for a closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real descriptor (a test's capture)
+        pass
 
 
 def _clean_arguments(args: argparse.Namespace) -> None:
@@ -282,11 +328,12 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
-    from wherein.present import print_results
+    from wherein.result_options import result_filters, text_match
     from wherein.search import run_search
 
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit {args.limit} is not allowed: ask for at least 1 result.")
+    files, match = result_filters(args), text_match(args)
     workspace = _workspace(args)
     settings = _settings(workspace)
     result = run_search(
@@ -296,13 +343,59 @@ def _search(args: argparse.Namespace) -> int:
         limit=args.limit,
         path=args.path,
         focus=args.focus,
+        files=files,
+        match=match,
+        excerpt_lines=args.lines,
     )
+    return _print_result(result, args)
+
+
+def _related(args: argparse.Namespace) -> int:
+    from wherein.result_options import result_filters
+    from wherein.search import run_related
+
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit {args.limit} is not allowed: ask for at least 1 result.")
+    files = result_filters(args)
+    workspace = _workspace(args)
+    result = run_related(
+        args.place,
+        workspace=workspace,
+        settings=_settings(workspace),
+        limit=args.limit,
+        path=args.path,
+        focus=args.focus,
+        files=files,
+        excerpt_lines=args.lines,
+    )
+    return _print_result(result, args)
+
+
+def _print_result(result, args: argparse.Namespace) -> int:
+    """A search's results in the form asked for: text, one JSON object, JSON lines or files."""
     if args.json:
         _dump(result.to_json())
-    else:
-        for warning in result.warnings:
-            _say(warning)
-        print_results(result, sys.stdout)
+        return 0
+    for warning in result.warnings:
+        _say(warning)
+    if args.jsonl or args.files_only:
+        from wherein.line_output import print_files, print_jsonl
+
+        (print_jsonl if args.jsonl else print_files)(result, sys.stdout)
+        return 0
+    from wherein.present import print_results
+
+    if result.origin is not None:
+        names = ", ".join(result.origin.symbols[:3])
+        _show(f"Like {result.origin.label}" + (f"  {names}" if names else "") + ":")
+    print_results(result, sys.stdout)
+    return 0
+
+
+def _completion(args: argparse.Namespace) -> int:
+    from wherein.completion import completion_script
+
+    sys.stdout.write(completion_script(_build_parser(), args.shell))
     return 0
 
 

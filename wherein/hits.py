@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wherein.index.store import ChunkRow
 from wherein.ranking.signals import Candidate
 from wherein.ranking.step import OFF, StepStatus
 from wherein.scope import Scope
 from wherein.tier_view import TierCoverage
+
+if TYPE_CHECKING:
+    from wherein.related import Origin
 
 __all__ = ["Hit", "SearchResult", "cut_hit", "drop_overlaps"]
 
@@ -75,9 +78,11 @@ class SearchResult:
     expansion: StepStatus = StepStatus(OFF)
     rerank: StepStatus = StepStatus(OFF)
     tiers: dict[str, TierCoverage] = field(default_factory=dict)
+    # What a related search compared (`wherein related`); None for a search.
+    origin: Origin | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        payload = {
             "query": self.query,
             "workspace": self.workspace,
             "scope": self.scope.to_json(),
@@ -89,6 +94,9 @@ class SearchResult:
             "rerank": self.rerank.to_json(),
             "tiers": {name: coverage.to_json() for name, coverage in self.tiers.items()},
         }
+        if self.origin is not None:  # an addition: a search's object keeps its exact keys
+            payload["origin"] = self.origin.to_json()
+        return payload
 
 
 def drop_overlaps(candidates: list[Candidate], keep: int | None = None) -> list[Candidate]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +26,7 @@ from wherein.embedding.registry import (
     in_process_model,
 )
 from wherein.errors import EmbedderError, IndexUnwritable, UsageError
+from wherein.file_filter import FileFilter
 from wherein.hits import Hit, SearchResult, cut_hit, drop_overlaps
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.owner import mark_used
@@ -34,12 +35,14 @@ from wherein.index.refresh import embed_pending, index_lock, refresh_when_change
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import FAST, FULL, TIERS
 from wherein.indexing import FAST_EMBED_BATCH
+from wherein.narrowing import Narrowed, lexical_within, narrow
 from wherein.ranking.expansion import Expansion, start_expansion
 from wherein.ranking.fusion import fuse_rrf
 from wherein.ranking.rerank import rerank
 from wherein.ranking.signals import SIGNALS, Candidate, apply_signals, copied_directories
-from wherein.ranking.step import OFF, StepStatus
+from wherein.ranking.step import OFF, StepStatus, start_step
 from wherein.ranking.tokens import query_tokens
+from wherein.related import Origin, Place, find_origin, parse_place, related_orders
 from wherein.resident import ResidentIndex
 from wherein.roots import RootPlan, plan_roots
 from wherein.scope import (
@@ -52,9 +55,10 @@ from wherein.scope import (
     unmatched_notice,
     weak_notice,
 )
+from wherein.text_match import EXACT, TextMatch
 from wherein.tier_view import TierCoverage, TierView
 
-__all__ = ["Hit", "Scope", "SearchResult", "resolve_scope", "run_search"]
+__all__ = ["Hit", "Scope", "SearchResult", "resolve_scope", "run_related", "run_search"]
 
 MAX_QUERY_CHARS = 2000
 MAX_LIMIT = 200
@@ -63,6 +67,10 @@ CANDIDATES_PER_RANKER = 100
 # The orders of the model's phrasings count half as much as the query's own: a phrasing is a
 # guess at what the user meant, and the original must not be outvoted by one (expansion).
 PHRASING_WEIGHT = 0.5
+# What reorders a related search: what kind of file each chunk is in (tests, docs, copies),
+# and one file not taking every slot. Not the query's words (there are none), nor coherence,
+# which lifts a file for holding several candidates: the origin's own file always does.
+RELATED_SIGNALS = frozenset({"penalty", "diversity"})
 
 
 def _validate(query: str, limit: int) -> tuple[str, list[str]]:
@@ -94,6 +102,12 @@ class _Request:
     budget: float
     signals: frozenset[str]
     warnings: tuple[str, ...]
+    excerpt_lines: int
+    # The words BM25, the vectors and the signals rank by; None: by the text match alone.
+    rank_text: str | None
+    files: FileFilter | None = None
+    match: TextMatch | None = None
+    related: Place | None = None
 
 
 def run_search(
@@ -111,6 +125,9 @@ def run_search(
     tiers: frozenset[str] = frozenset(TIERS),
     cancel: threading.Event | None = None,
     resident: ResidentIndex | None = None,
+    files: FileFilter | None = None,
+    match: TextMatch | None = None,
+    excerpt_lines: int | None = None,
 ) -> SearchResult:
     """Answer one query over the workspace, bringing the fast tiers up to date first.
 
@@ -132,10 +149,88 @@ def run_search(
     `cancel` stops the optional model steps (expansion, rerank) at once: none starts after
     it is set, and the search returns what the index alone ranks, saying so in their status.
 
+    `files` keeps the files it allows, and `match` (exact or regex mode) the chunks whose text
+    holds it: both narrow what every ranker sees, before the limit. With a match the query
+    may be empty: an exact literal then ranks as the query, a pattern by how often it matches.
+    `excerpt_lines` overrides `search.excerpt_lines` for this search.
+
     Raises:
         UsageError: an empty query, a bad limit, or a path outside the workspace.
         WorkspaceError, IndexError_: the workspace or its index cannot be used.
     """
+    asked = bool(query.split())
+    if not asked and match is not None:
+        query = match.text
+    request = _request(
+        query, workspace, settings, limit, path, focus, cold_budget_s, signals, excerpt_lines
+    )
+    text = request.text
+    exact_only = not asked and match is not None and match.kind == EXACT
+    request = replace(
+        request, rank_text=text if asked or exact_only else None, files=files, match=match
+    )
+    models = _Models(settings, embedder, fast_embedder, tiers)
+    # Started first so the model thinks while the index is refreshed; collected in _rank.
+    # The model steps serve a question in words: a literal or a pattern alone is none.
+    expansion = start_expansion(text, settings, cancel) if asked else _no_expansion(text, settings)
+    steps = _Steps(expansion, settings, cancel, rerank=asked)
+    return _run(request, models, steps, resident)
+
+
+def run_related(
+    place: str,
+    *,
+    workspace: Path,
+    settings: Settings,
+    limit: int | None = None,
+    path: str | None = None,
+    focus: str | None = None,
+    files: FileFilter | None = None,
+    excerpt_lines: int | None = None,
+    fast_embedder: Embedder | None = None,
+    resident: ResidentIndex | None = None,
+    cold_budget_s: float | None = None,
+) -> SearchResult:
+    """The chunks most like the one at `place` (`FILE[:LINE]`), ranked by its stored vectors.
+
+    The index is brought up to date first, as for a search, but no model embeds a query. The
+    result is a search result whose `query` is `place` and whose `origin` is what was compared.
+
+    Raises:
+        UsageError: a bad place (not indexed, no such line), limit, path or filter.
+        IndexError_: the origin has no vector yet.
+        WorkspaceError: the workspace cannot be used.
+    """
+    spot = parse_place(place)
+    request = _request(
+        spot.text,
+        workspace,
+        settings,
+        limit,
+        path,
+        focus,
+        cold_budget_s,
+        RELATED_SIGNALS,
+        excerpt_lines,
+    )
+    request = replace(request, rank_text=None, files=files, related=spot)
+    models = _Models(settings, None, fast_embedder, frozenset(TIERS))
+    steps = _Steps(_no_expansion(request.text, settings), settings, None, rerank=False)
+    return _run(request, models, steps, resident)
+
+
+def _request(
+    query: str,
+    workspace: Path,
+    settings: Settings,
+    limit: int | None,
+    path: str | None,
+    focus: str | None,
+    cold_budget_s: float | None,
+    signals: frozenset[str],
+    excerpt_lines: int | None,
+) -> _Request:
+    """One search's checked request, ranking `query` as written (the callers set the mode)."""
     limit = settings["search.limit"] if limit is None else limit
     text, warnings = _validate(query, limit)
     plan = plan_roots(workspace, settings["scope.source_roots"])
@@ -143,7 +238,7 @@ def run_search(
     under = relative_folder(workspace, path, "--path", plan.extra) if path else None
     if scope.focus:  # a root whose label is the focus's first folder in the workspace is dropped
         plan = plan_roots(workspace, settings["scope.source_roots"], scope.focus)
-    request = _Request(
+    return _Request(
         text=text,
         limit=limit,
         workspace=workspace,
@@ -154,10 +249,21 @@ def run_search(
         budget=settings["search.cold_budget_s"] if cold_budget_s is None else cold_budget_s,
         signals=signals,
         warnings=(*warnings, *plan.problems),
+        excerpt_lines=settings["search.excerpt_lines"] if excerpt_lines is None else excerpt_lines,
+        rank_text=text,
     )
-    models = _Models(settings, embedder, fast_embedder, tiers)
-    # Started first so the model thinks while the index is refreshed; collected in _rank.
-    steps = _Steps(start_expansion(text, settings, cancel), settings, cancel)
+
+
+def _no_expansion(text: str, settings: Settings) -> Expansion:
+    """An expansion that is off: a search with no question in words has nothing to rephrase."""
+    timeout = settings["expansion.timeout_s"]
+    off = start_step("expansion", None, timeout_s=timeout, timeout_key="expansion.timeout_s")
+    return Expansion(text, off)
+
+
+def _run(
+    request: _Request, models: _Models, steps: _Steps, resident: ResidentIndex | None
+) -> SearchResult:
     held = resident.lock if resident is not None else contextlib.nullcontext()
     with held:
         try:
@@ -190,23 +296,30 @@ def _search_index(
                 warnings.append(store.notice)
                 store.notice = None  # said once; _warm reports only what happens next
             _warm(store, request, locked, models, warnings, resident)
-            embedders = models.for_ranking(store, warnings, resident, saved, request.text)
-            if resident is None:
-                view = TierView(store, embedders, saved)
-            else:
-                keys = ",".join(
-                    f"{k}={e.identity.key() if e else None}" for k, e in embedders.items()
+            origin = None
+            if request.related is not None:  # stored vectors only: no model need load
+                hits, source_chars, origin, used = _rank_related(
+                    store, request, request.related, resident
                 )
-                version = f"{resident.state(store)}|{keys}"
-                view = resident.cached("view", version, lambda: TierView(store, embedders))
-            if store.notice:  # what refreshing or reading the vector caches had to mend
+            else:
+                view = _view(store, models, warnings, resident, saved, request.rank_text or "")
+                if store.notice:  # what refreshing or reading the vector caches had to mend
+                    warnings.append(store.notice)
+                    store.notice = None
+                hits, source_chars = _rank(store, request, view, warnings, steps, resident)
+                if request.scope.focus and request.rank_text is not None:
+                    warnings.extend(
+                        _scope_notice(store, request.scope.focus, view, request.rank_text, hits)
+                    )
+                used = {entry.tier.name for entry in view.tiers}
+            if store.notice:
                 warnings.append(store.notice)
                 store.notice = None
-            hits, source_chars = _rank(store, request, view, warnings, steps, resident)
-            if request.scope.focus:
-                warnings.extend(_scope_notice(store, request.scope.focus, view, request.text, hits))
             pending_files, pending_chunks, coverage = _cached(
-                resident, store, "coverage", lambda: _coverage(store, request.settings, view)
+                resident,
+                store,
+                f"coverage:{','.join(sorted(used))}",
+                lambda: _coverage(store, request.settings, used),
             )
         finally:
             if resident is None:
@@ -226,7 +339,29 @@ def _search_index(
         source_chars,
         *steps.statuses(),
         tiers=coverage,
+        origin=origin,
     )
+
+
+def _view(
+    store: Store,
+    models: _Models,
+    warnings: list[str],
+    resident: ResidentIndex | None,
+    saved: QueryVectors | None,
+    text: str,
+) -> TierView:
+    """The vector tiers a search ranks by, with their models (kept by a resident caller).
+
+    A fresh search passes the query vectors `saved` beside the index: a model whose vector for
+    `text` is there is not loaded.
+    """
+    embedders = models.for_ranking(store, warnings, resident, saved, text)
+    if resident is None:
+        return TierView(store, embedders, saved)
+    keys = ",".join(f"{k}={e.identity.key() if e else None}" for k, e in embedders.items())
+    version = f"{resident.state(store)}|{keys}"
+    return resident.cached("view", version, lambda: TierView(store, embedders))
 
 
 class _Models:
@@ -315,10 +450,9 @@ def _chunk_count(store: Store, resident: ResidentIndex | None) -> int:
     return _cached(resident, store, "chunks", store.chunk_count)
 
 
-def _coverage(store: Store, settings: Settings, view: TierView):
+def _coverage(store: Store, settings: Settings, used: set[str]):
     """(pending files, pending chunks) of the configured model, and each tier's coverage."""
     pending_files, pending_chunks = store.pending_count()
-    used = {entry.tier.name for entry in view.tiers}
     chunks = store.chunk_count()
     coverage = {}
     fast_model = fast_tier_identity(settings)
@@ -338,10 +472,13 @@ def _coverage(store: Store, settings: Settings, view: TierView):
 class _Steps:
     """The optional model steps of one search, and what became of each."""
 
-    def __init__(self, expansion: Expansion, settings: Settings, cancel) -> None:
+    def __init__(
+        self, expansion: Expansion, settings: Settings, cancel, rerank: bool = True
+    ) -> None:
         self._expansion = expansion
         self._settings = settings
         self._cancel = cancel
+        self._rerank = rerank  # a search with no question in words has nothing to rerank by
         self.expansion: StepStatus | None = None
         self.rerank = StepStatus(OFF)
 
@@ -351,6 +488,8 @@ class _Steps:
         return queries[1:]
 
     def reorder(self, query: str, ranked: list[Candidate], rows) -> list[Candidate]:
+        if not self._rerank:
+            return ranked
         window = ranked[: self._settings["rerank.candidates"]]
         passages = [
             f"{rows[c.chunk_id].path}:{c.start_line}-{c.end_line}\n{rows[c.chunk_id].text}"
@@ -481,29 +620,73 @@ def _rank(
     steps: _Steps | None,
     resident: ResidentIndex | None = None,
 ):
-    prefixes, text = request.prefixes, request.text
-    if prefixes:
+    prefixes, text = request.prefixes, request.rank_text
+    narrowed = narrow(store, prefixes, request.files, request.match)
+    if narrowed is not None:
+        if len(narrowed.ids) == 0:
+            return [], 0
+        view = view.in_scope(narrowed.ids)
+    elif prefixes:
         ids, _ = store.chunk_table(prefixes)
         if len(ids) == 0:
             return [], 0
         view = view.in_scope(ids)
     elif not _chunk_count(store, resident):
         return [], 0
-    orders = [_lexical_order(store, text, prefixes)]
+    orders = []
     similarity_of: dict[int, float] = {}
-    for order, sims in view.orders(text, CANDIDATES_PER_RANKER, warnings):
-        orders.append(order)
-        for cid, value in sims.items():
-            similarity_of.setdefault(cid, value)
+    if text is not None:
+        orders.append(_lexical_order(store, text, prefixes, narrowed))
+        for order, sims in view.orders(text, CANDIDATES_PER_RANKER, warnings):
+            orders.append(order)
+            for cid, value in sims.items():
+                similarity_of.setdefault(cid, value)
+    if narrowed is not None and narrowed.counts:  # exact or regex: the most matches first
+        orders.append(narrowed.match_order(CANDIDATES_PER_RANKER))
     weights = None
     phrasings = steps.phrasings() if steps is not None else []
     if phrasings:  # after the query's own orders, each phrasing's lexical then vector orders
         more = []
         for phrasing in phrasings:
-            more.append(_lexical_order(store, phrasing, prefixes))
+            more.append(_lexical_order(store, phrasing, prefixes, narrowed))
             more += [order for order, _ in view.orders(phrasing, CANDIDATES_PER_RANKER, None)]
         weights = [1.0] * len(orders) + [PHRASING_WEIGHT] * len(more)
         orders += more
+    signal_text = request.text if text is None else text
+    return _ranked_hits(
+        store, request, orders, weights, similarity_of, signal_text, steps, resident
+    )
+
+
+def _rank_related(
+    store: Store, request: _Request, place: Place, resident: ResidentIndex | None
+) -> tuple[list[Hit], int, Origin, set[str]]:
+    """(hits, source chars, origin, tiers used) for a related search: no query is embedded."""
+    origin = find_origin(store, request.workspace, place)
+    narrowed = narrow(store, request.prefixes, request.files, None)
+    allowed = narrowed.ids if narrowed is not None else None
+    if allowed is None and request.prefixes:
+        allowed, _ = store.chunk_table(request.prefixes)
+    orders, similarity_of, used = related_orders(store, origin, allowed, CANDIDATES_PER_RANKER)
+    # The signals read the origin's path and names: from a test, tests are not penalised.
+    about = " ".join((origin.path, *origin.symbols))
+    hits, source_chars = _ranked_hits(
+        store, request, orders, None, similarity_of, about, None, resident
+    )
+    return hits, source_chars, origin, used
+
+
+def _ranked_hits(
+    store: Store,
+    request: _Request,
+    orders: list[list[int]],
+    weights: list[float] | None,
+    similarity_of: dict[int, float],
+    text: str,
+    steps: _Steps | None,
+    resident: ResidentIndex | None,
+):
+    """Fuse `orders`, apply the signals for `text`, and cut the first `limit` excerpts."""
     fused = fuse_rrf(orders, weights)
     ids = list(fused)
     rows = store.chunk_rows(ids) if resident is None else resident.chunk_rows(store, ids)
@@ -524,7 +707,6 @@ def _rank(
     if steps is not None:
         ranked = steps.reorder(text, ranked, rows)
     ranked = ranked[: request.limit]
-    excerpt_lines = settings["search.excerpt_lines"]
     hits = []
     sizes: dict[str, int] = {}
     workspace_root = str(request.workspace)
@@ -532,12 +714,19 @@ def _rank(
         row = rows[candidate.chunk_id]
         sizes[row.path] = row.size
         similarity = similarity_of.get(row.id)
-        hits.append(cut_hit(rank, row, candidate.score, similarity, excerpt_lines, workspace_root))
+        hits.append(
+            cut_hit(rank, row, candidate.score, similarity, request.excerpt_lines, workspace_root)
+        )
     return hits, sum(sizes.values())
 
 
-def _lexical_order(store: Store, query: str, prefixes: list[str]) -> list[int]:
+def _lexical_order(
+    store: Store, query: str, prefixes: list[str], narrowed: Narrowed | None = None
+) -> list[int]:
     """Chunk ids holding a query term, by BM25 score, best first."""
-    return [
-        cid for cid, _ in store.lexical_order(query_tokens(query), CANDIDATES_PER_RANKER, prefixes)
-    ]
+    terms = query_tokens(query)
+    if narrowed is not None:
+        found = lexical_within(store, terms, CANDIDATES_PER_RANKER, narrowed.ids)
+    else:
+        found = store.lexical_order(terms, CANDIDATES_PER_RANKER, prefixes)
+    return [cid for cid, _ in found]

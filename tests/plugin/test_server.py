@@ -51,11 +51,16 @@ def test_lists_one_tool_with_strict_declared_schemas(repo):
         "limit",
         "path",
         "focus",
+        "lang",
+        "glob",
+        "exclude",
+        "exact",
         "run_in_background",
         "config",
     }
     assert tool.input_schema["properties"]["action"]["enum"] == [
         "search",
+        "related",
         "index",
         "status",
         "configure",

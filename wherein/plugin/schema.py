@@ -17,7 +17,9 @@ import jsonschema
 
 from wherein.config import KEYS, KeySpec
 from wherein.errors import UsageError
+from wherein.file_filter import MAX_PATTERNS
 from wherein.plugin.policy import AGENT_KEYS, in_process_providers
+from wherein.text_match import MAX_PATTERN_CHARS
 from wherein.untrusted import MAX_ECHO_CHARS, as_text, echo, one_line
 
 __all__ = [
@@ -32,7 +34,7 @@ __all__ = [
 ]
 
 TOOL_NAME = "recall"
-ACTIONS = ("search", "index", "status", "configure")
+ACTIONS = ("search", "related", "index", "status", "configure")
 # More excerpts than this is a file dump rather than an answer: at ~1-2 KB each, 50 already
 # costs more context than most files the agent would otherwise read.
 AGENT_MAX_LIMIT = 50
@@ -49,8 +51,9 @@ DESCRIPTION = (
     "(path:lines, similarity, symbols) for a question in words or a name. Use it before "
     "reading files, to learn where to look. Prefer grep when you know the exact symbol or "
     "string; read a file when you need all of it; do not re-read a line range this tool just "
-    "returned. action=index builds the whole index (in the background by default), "
-    "status shows index state, configure changes settings."
+    "returned. action=related lists chunks like the one at query=FILE:LINE; action=index "
+    "builds the whole index (in the background by default), status shows index state, "
+    "configure changes settings."
 )
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
@@ -93,6 +96,16 @@ def _key_schema(key: str, spec: KeySpec) -> dict[str, Any]:
     return {"type": "string", **text}
 
 
+def _strings(description: str) -> dict[str, Any]:
+    """A list of languages or patterns; `clean_arguments` caps each string's length."""
+    return {
+        "type": "array",
+        "items": {"type": "string"},
+        "maxItems": MAX_PATTERNS,
+        "description": description,
+    }
+
+
 def input_schema() -> dict[str, Any]:
     """What `recall` accepts; built at call time because providers come from the registry."""
     settable = {key: _key_schema(key, KEYS[key]) for key in AGENT_KEYS}
@@ -101,13 +114,14 @@ def input_schema() -> dict[str, Any]:
             "query": {
                 "type": "string",
                 "maxLength": MAX_QUERY_CHARS,
-                "description": "What you are looking for, in words or a name (action=search).",
+                "description": "What you are looking for, in words or a name; FILE:LINE for "
+                "action=related.",
             },
             "action": {
                 "type": "string",
                 "enum": list(ACTIONS),
                 "default": "search",
-                "description": "search (default), index, status or configure.",
+                "description": "search (default), related, index, status or configure.",
             },
             "limit": {
                 "type": "integer",
@@ -124,6 +138,14 @@ def input_schema() -> dict[str, Any]:
                 "type": "string",
                 "maxLength": MAX_PATH_CHARS,
                 "description": "Rank only inside this folder of the workspace; '.' for all of it.",
+            },
+            "lang": _strings("Only these languages (python, ts, ...)."),
+            "glob": _strings("Only files matching these .gitignore-style patterns."),
+            "exclude": _strings("Skip files matching these .gitignore-style patterns."),
+            "exact": {
+                "type": "string",
+                "maxLength": MAX_PATTERN_CHARS,
+                "description": "Only chunks containing this exact text; query is then optional.",
             },
             "run_in_background": {
                 "type": "boolean",

@@ -25,13 +25,13 @@ from wherein.plugin.configure import run_configure
 from wherein.plugin.jobs import IndexJob
 from wherein.plugin.policy import check_agent_change
 from wherein.plugin.presentation import render_hits
-from wherein.plugin.schema import AGENT_MAX_LIMIT, clean_arguments, validate_arguments
+from wherein.plugin.schema import ACTIONS, AGENT_MAX_LIMIT, clean_arguments, validate_arguments
 from wherein.plugin.scoping import folder_inside
 from wherein.plugin.session import RecallSession
 from wherein.plugin.status import describe_status
 from wherein.plugin.usage import UsageRow, append_usage_row, paths_hash, utc_now
 from wherein.roots import plan_roots
-from wherein.search import SearchResult, run_search
+from wherein.search import SearchResult, run_related, run_search
 from wherein.untrusted import one_line
 
 __all__ = ["RecallOutcome", "run_recall"]
@@ -82,7 +82,7 @@ async def run_recall(
 ) -> RecallOutcome:
     """Run one `recall` call; errors of ours become an error result, never an exception."""
     action = arguments.get("action", "search") if isinstance(arguments, dict) else "search"
-    if action not in ("search", "index", "status", "configure"):
+    if action not in ACTIONS:
         action = "search"
     try:
         arguments = clean_arguments(arguments)
@@ -90,9 +90,13 @@ async def run_recall(
             _refuse_widening(arguments)
         validate_arguments(arguments)
         settings = load_settings(session.workspace)
-        handler = {"search": _search, "index": _index, "status": _status, "configure": _configure}[
-            action
-        ]
+        handler = {
+            "search": _search,
+            "related": _search,
+            "index": _index,
+            "status": _status,
+            "configure": _configure,
+        }[action]
         parts = await handler(session, settings, arguments, report_progress)
         for warning in settings.warnings:
             parts.fields.setdefault("warnings", []).append(warning)
@@ -162,12 +166,17 @@ def _finish(session: RecallSession, action: str, parts: _Parts) -> RecallOutcome
 
 
 async def _search(session, settings: Settings, args, _progress) -> _Parts:
+    """action=search, and action=related (the chunks like the one at query=FILE:LINE)."""
+    related = args.get("action") == "related"
     query = args.get("query")
-    if query is None:
+    if related and query is None:
+        raise UsageError("Argument query is missing: for action=related, give FILE or FILE:LINE.")
+    if query is None and args.get("exact") is None:
         raise UsageError(
             "Argument query is missing. Say what you are looking for, in words or a name, "
             "or pass action=status, index or configure."
         )
+    files, match = _narrowing(args, related)
     workspace = session.workspace
     # A folder of an extra source root is named by its label, as its results are.
     roots = plan_roots(workspace, settings["scope.source_roots"]).extra
@@ -183,8 +192,20 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     fast_embedder = await anyio.to_thread.run_sync(session.fast_embedder, settings)
 
     def search() -> SearchResult:
+        if related:
+            return run_related(
+                query,
+                workspace=workspace,
+                settings=settings,
+                limit=limit,
+                path=path or None,
+                focus=focus,
+                files=files,
+                fast_embedder=fast_embedder,
+                resident=session.resident,
+            )
         return run_search(
-            query,
+            query or "",
             workspace=workspace,
             settings=settings,
             limit=limit,
@@ -193,6 +214,8 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
             embedder=embedder,
             fast_embedder=fast_embedder,
             resident=session.resident,
+            files=files,
+            match=match,
         )
 
     result = await anyio.to_thread.run_sync(search)
@@ -201,7 +224,11 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     _, block = render_hits(result.hits)
     count = len(result.hits)
     where = f" under {path}" if path else ""
-    lines = [f"{count} result{'s' if count != 1 else ''} for {result.query!r}{where}."]
+    about = f"for {result.query!r}"
+    if result.origin is not None:  # the text says what was compared; the schema stays as it was
+        names = ", ".join(result.origin.symbols[:3])
+        about = f"like {result.origin.label}" + (f" ({names})" if names else "")
+    lines = [f"{count} result{'s' if count != 1 else ''} {about}{where}."]
     if capped:
         lines.append(f"Note: {capped}")
     lines += [f"Note: {warning}" for warning in result.warnings]
@@ -235,6 +262,24 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
         source_chars=result.source_chars,
         paths=tuple(hit.path for hit in result.hits),
     )
+
+
+def _narrowing(args: dict[str, Any], related: bool):
+    """The file filter and exact match the arguments ask for (each None when not asked).
+
+    Raises:
+        UsageError: a bad language or pattern, or `exact` with action=related.
+    """
+    from wherein.file_filter import file_filter
+    from wherein.text_match import exact_match
+
+    lang, glob, exclude = args.get("lang") or (), args.get("glob") or (), args.get("exclude") or ()
+    names = ("Argument lang", "Argument glob", "Argument exclude")
+    files = file_filter(lang, glob, exclude, names) if lang or glob or exclude else None
+    exact = args.get("exact")
+    if exact is not None and related:
+        raise UsageError("Argument exact does not apply to action=related; leave it out.")
+    return files, (exact_match(exact, "Argument exact") if exact is not None else None)
 
 
 def _limit(settings: Settings, asked: int | None) -> tuple[int, str | None]:

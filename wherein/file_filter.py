@@ -1,0 +1,116 @@
+"""Which files a search may rank: their language, and gitignore-style globs to keep or drop.
+
+A filter narrows the chunks every ranker sees (BM25, each vector tier, exact matches), before
+anything is cut to the limit: a filter that removes the best hits still returns `limit`
+results when enough chunks pass it, and nothing is over-fetched. It combines with `--path`
+and the focus (all must hold). Globs follow gitignore syntax (`pathspec`, as the walk's own
+ignore files do), matched against the path a result shows: `*.py` at any depth, `/app/*.py`
+at the top, `tests/` for a folder and everything under it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from wherein.chunking.languages import EXTENSIONS, FILENAMES
+from wherein.errors import UsageError
+from wherein.untrusted import echo
+
+__all__ = ["MAX_PATTERNS", "FileFilter", "file_filter", "known_languages"]
+
+# More patterns than this is a file list, not a filter; each one is compiled per search.
+MAX_PATTERNS = 50
+# What a file without a grammar is labelled in the index (`chunking.chunker.chunk_source`).
+PLAIN_TEXT = "text"
+
+
+def known_languages() -> list[str]:
+    """The language labels the index can hold, sorted (what `--lang` accepts besides aliases)."""
+    return sorted({*EXTENSIONS.values(), *FILENAMES.values(), PLAIN_TEXT})
+
+
+@dataclass(frozen=True)
+class FileFilter:
+    """The languages a file must be in (any, when empty) and the globs it must or must not match."""
+
+    languages: frozenset[str] = frozenset()
+    globs: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+
+    @property
+    def active(self) -> bool:
+        return bool(self.languages or self.globs or self.excludes)
+
+    def matcher(self) -> Callable[[str, str], bool]:
+        """A test of (display path, language): whether the file may be ranked."""
+        keep = _spec(self.globs) if self.globs else None
+        drop = _spec(self.excludes) if self.excludes else None
+        languages = self.languages
+
+        def allowed(path: str, language: str) -> bool:
+            if languages and language not in languages:
+                return False
+            if keep is not None and not keep.match_file(path):
+                return False
+            return drop is None or not drop.match_file(path)
+
+        return allowed
+
+
+def file_filter(
+    languages: Sequence[str] = (),
+    globs: Sequence[str] = (),
+    excludes: Sequence[str] = (),
+    names: tuple[str, str, str] = ("--lang", "--glob", "--exclude"),
+) -> FileFilter:
+    """A checked filter; `names` are how the caller's user spelled the three options.
+
+    A language is a label of the index (`python`, `typescript`, `text`) or a file extension
+    (`py`, `ts`, `md`), in any case.
+
+    Raises:
+        UsageError: an unknown language, a pattern gitignore syntax cannot read, or too many.
+    """
+    lang_name, glob_name, exclude_name = names
+    chosen = frozenset(_language(value, lang_name) for value in languages)
+    return FileFilter(chosen, _patterns(globs, glob_name), _patterns(excludes, exclude_name))
+
+
+def _language(value: str, name: str) -> str:
+    wanted = value.strip().lower().lstrip(".")
+    labels = known_languages()
+    if wanted in labels:
+        return wanted
+    if wanted in EXTENSIONS:
+        return EXTENSIONS[wanted]
+    raise UsageError(
+        f"{name} {echo(value)} is not a language wherein knows: name one of "
+        f"{', '.join(labels)}, or a file extension such as py."
+    )
+
+
+def _patterns(values: Sequence[str], name: str) -> tuple[str, ...]:
+    patterns = tuple(value for value in values if value.strip())
+    if len(patterns) > MAX_PATTERNS:
+        raise UsageError(
+            f"{name} was given {len(patterns)} times; give at most {MAX_PATTERNS} patterns."
+        )
+    for pattern in patterns:
+        if "\n" in pattern or "\r" in pattern:
+            raise UsageError(f"{name} {echo(pattern)} holds a line break; give one pattern each.")
+        try:
+            _spec((pattern,))
+        except (ValueError, re.error) as err:  # pathspec's GitIgnorePatternError is a ValueError
+            raise UsageError(
+                f"{name} {echo(pattern)} is not a gitignore-style pattern ({err}); "
+                "write it as a .gitignore line, such as '*.py' or 'tests/'."
+            ) from None
+    return patterns
+
+
+def _spec(patterns: Sequence[str]):
+    import pathspec  # only a filtered search pays for it
+
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
