@@ -80,7 +80,7 @@ def test_tokens_are_kept_whole_by_the_engine():
 def test_scope_restricts_the_ranked_chunks(conn):
     everything = lexical_order(conn, ["url"], 100)
     assert len(everything) > 2
-    kept = lexical_order(conn, ["url"], 100, "SELECT ? UNION SELECT ?", ["1", "5"])
+    kept = lexical_order(conn, ["url"], 100, "SELECT ? UNION SELECT ?", [1, 5])
     assert {cid for cid, _ in kept} == {1, 5} & {cid for cid, _ in everything}
 
 

@@ -83,7 +83,10 @@ def lexical_order(
     sql = "SELECT rowid, bm25(lexical) FROM lexical WHERE lexical MATCH ?"
     params: list = [_match_expression(terms)]
     if scope_sql is not None:
-        sql += f" AND rowid IN ({scope_sql})"
+        # `+rowid`: a plain `rowid IN (...)` makes FTS5 run the MATCH once per id in scope
+        # (2.3-3.0 s for `--path test` on the stdlib); the unary plus keeps it a filter on
+        # the one MATCH (16 ms there), with the same rows.
+        sql += f" AND +rowid IN ({scope_sql})"
         params.extend(scope_params)
     # bm25() is negative, better matches more so (FTS5's convention for ORDER BY rank).
     sql += " ORDER BY bm25(lexical), rowid LIMIT ?"
