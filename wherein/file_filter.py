@@ -14,7 +14,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from wherein.chunking.languages import EXTENSIONS, FILENAMES
 from wherein.errors import UsageError
 from wherein.untrusted import echo
 
@@ -28,6 +27,9 @@ PLAIN_TEXT = "text"
 
 def known_languages() -> list[str]:
     """The language labels the index can hold, sorted (what `--lang` accepts besides aliases)."""
+    # Imported here: a search without --lang must not load the chunking package.
+    from wherein.chunking.languages import EXTENSIONS, FILENAMES
+
     return sorted({*EXTENSIONS.values(), *FILENAMES.values(), PLAIN_TEXT})
 
 
@@ -83,6 +85,8 @@ def _language(value: str, name: str) -> str:
     labels = known_languages()
     if wanted in labels:
         return wanted
+    from wherein.chunking.languages import EXTENSIONS
+
     if wanted in EXTENSIONS:
         return EXTENSIONS[wanted]
     raise UsageError(
