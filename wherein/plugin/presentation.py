@@ -3,10 +3,11 @@
 Repository text is data, never instructions. Every line that came from a file sits between an
 opening and a closing fence line carrying a nonce minted for this call (64 random bits or more,
 as hex), under one sentence saying so. A file cannot close the fence: it cannot know the nonce,
-and every excerpt line is prefixed with `| `, so no line of file text can even begin like a
-fence line. Control characters and Unicode line separators inside a line are escaped
-(`wherein.untrusted.one_line`, the same as every line outside the fence), so one line of a
-file stays one line of the answer.
+and every excerpt line starts with its line number (blanks for a line without one) and ` | `,
+as `wherein search` prints it, so no line of file text can even begin like a fence line (`<`)
+or a result's title (`N. path:lines`). Control characters and Unicode line separators inside a
+line are escaped (`wherein.untrusted.one_line`, the same as every line outside the fence), so
+one line of a file stays one line of the answer.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ __all__ = ["FenceText", "clean_line", "fence_sentence", "mint_nonce", "render_hi
 
 # 16 random bytes: far past the 64 bits a guess would need to defeat, and cheap to repeat.
 NONCE_BYTES = 16
+# Before each quoted line that has no number: a conversation's message (`wherein.history`).
 EXCERPT_PREFIX = "| "
+# Between an excerpt line's number and its text, as `wherein search` prints it.
+EXCERPT_SEPARATOR = " | "
 MAX_SYMBOLS_SHOWN = 6
 
 
@@ -83,13 +87,18 @@ def _title(hit: Hit) -> str:
 
 
 def _excerpt_lines(hit: Hit) -> list[str]:
+    """The excerpt as `N | text`, numbers right-aligned; the enclosing header and the cut note
+    carry blanks where a number would be."""
+    width = len(str(hit.end_line))
+    blank = " " * width + EXCERPT_SEPARATOR
     lines = []
     if hit.header:
-        lines.append(EXCERPT_PREFIX + clean_line(hit.header.split("\n", 1)[0]))
-        lines.append(EXCERPT_PREFIX + "...")
-    lines.extend(EXCERPT_PREFIX + clean_line(line) for line in hit.excerpt.split("\n"))
+        lines.append(blank + clean_line(hit.header.split("\n", 1)[0]))
+        lines.append(blank + "...")
+    for offset, line in enumerate(hit.excerpt.split("\n")):
+        lines.append(f"{hit.start_line + offset:>{width}}{EXCERPT_SEPARATOR}{clean_line(line)}")
     if hit.truncated:
-        lines.append(f"{EXCERPT_PREFIX}... (cut at line {hit.end_line}; read the file for more)")
+        lines.append(f"{blank}... (cut at line {hit.end_line}; read the file for more)")
     return lines
 
 
