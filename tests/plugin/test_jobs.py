@@ -14,7 +14,7 @@ from wherein.embedding import registry
 from wherein.index.refresh import EMBED_BATCH
 from wherein.index.status import read_status
 from wherein.plugin.jobs import IndexJob
-from wherein.plugin.schema import output_schema
+from wherein.plugin.schema import result_schema
 
 # Polling bound for a job that never reaches its first batch; a hang guard, not a timing test.
 DEADLINE_S = 120
@@ -47,7 +47,7 @@ def test_cancelled_job_keeps_committed_batches_and_the_next_run_resumes(tmp_path
         "workspace": str(repo),
         "job": snapshot,
     }
-    jsonschema.validate(result, output_schema())
+    jsonschema.validate(result, result_schema())
     assert "cancelled" in job.describe()
 
     again = IndexJob(repo, load_settings(repo)).start()

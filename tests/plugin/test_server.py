@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import socket
 import threading
 
@@ -19,7 +21,11 @@ from wherein.embedding import registry
 from wherein.index.location import index_dir
 from wherein.index.refresh import EMBED_BATCH, index_lock
 from wherein.index.status import read_status
+from wherein.plugin.schema import checked_input_schema, result_schema
 from wherein.plugin.server import create_server
+
+# tools/list as JSON: the name, description and input schema every agent session reads.
+MAX_TOOL_LIST_CHARS = 3000
 
 
 def _objects(schema):
@@ -34,14 +40,21 @@ def _objects(schema):
             yield from _objects(item)
 
 
-def test_lists_one_tool_with_strict_declared_schemas(repo):
+def test_lists_one_tool_an_agent_can_afford_with_strict_schemas(repo):
     async def steps(rc):
-        listed = await rc.client.list_tools()
-        return listed.tools
+        return await rc.client.list_tools()
 
-    (tool,) = run_session(repo, steps)
-    assert tool.name == "recall"
-    for schema in (tool.input_schema, tool.output_schema):
+    listed = run_session(repo, steps)
+    (tool,) = listed.tools
+    # Every session of every agent pays for the listing: the answer's contract, not its bytes.
+    wire = listed.model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert len(json.dumps(wire)) <= MAX_TOOL_LIST_CHARS
+    assert tool.name == "recall" and tool.output_schema is None
+    jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+    settings = tool.input_schema["properties"]["config"]["properties"]["set"]
+    listed_objects = [o for o in _objects(tool.input_schema) if o is not settings]
+    assert listed_objects and all(o.get("additionalProperties") is False for o in listed_objects)
+    for schema in (checked_input_schema(), result_schema()):  # what the server holds to
         jsonschema.Draft202012Validator.check_schema(schema)
         objects = list(_objects(schema))
         assert objects and all(o.get("additionalProperties") is False for o in objects)
@@ -67,7 +80,21 @@ def test_lists_one_tool_with_strict_declared_schemas(repo):
     ]
     description = tool.description.lower()
     assert "grep" in description and "before" in description and "re-read" in description
-    assert len(tool.description) < 600
+    assert "line numbers" in description and len(tool.description) < 600
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [({"search.limit": 500}, "config.set.search.limit"), ({"no.such": 1}, "no.such")],
+)
+def test_a_setting_the_listing_leaves_unspecified_is_still_checked(repo, change, named):
+    async def steps(rc):
+        return await rc.recall(action="configure", config={"set": change})
+
+    result = run_session(repo, steps)
+    assert result["ok"] is False
+    assert named in result["error"]["message"]
+    assert "recall action=configure lists the settings" in result["error"]["message"]
 
 
 def test_search_answers_from_the_fixture_repo_with_the_real_model(repo):
@@ -76,12 +103,13 @@ def test_search_answers_from_the_fixture_repo_with_the_real_model(repo):
 
     result = run_session(repo, steps)
     assert result["ok"] and result["action"] == "search"
-    assert result["results"][0]["path"] == "app/retry.py"
-    assert result["results"][0]["similarity"] is not None
-    assert "1. app/retry.py:1-7" in result["text"]
-    assert "| def retry_with_backoff(call, attempts=3):" in result["text"]
-    assert result["usage"]["searches"] == 1
+    assert result["results"][0] == ["app/retry.py", 1, 7]
+    title = r"^1\. app/retry\.py:1-7  similarity \d\.\d\d  \[retry_with_backoff\]$"
+    assert re.search(title, result["text"], re.M)
+    assert "\n1 | def retry_with_backoff(call, attempts=3):\n" in result["text"]
+    assert "\n7 |             sleep(2 ** attempt)\n" in result["text"]
     assert result["text"].splitlines()[-1].startswith("Recall 1 · ")
+    assert "usage" not in result  # the line is in the text; status has the figures
 
 
 def test_search_path_restricts_results_and_limit_caps_them(repo):
@@ -91,7 +119,7 @@ def test_search_path_restricts_results_and_limit_caps_them(repo):
 
     result = run_session(repo, steps)
     assert 1 <= len(result["results"]) <= 2
-    assert all(r["path"].startswith("app/") for r in result["results"])
+    assert all(path.startswith("app/") for path, _, _ in result["results"])
 
 
 @pytest.mark.parametrize(
@@ -298,7 +326,7 @@ def test_modern_protocol_session_works_too(repo):
         return await rc.recall(query="parse_cookie")
 
     result = run_session(repo, steps, mode="auto")
-    assert result["results"][0]["path"] == "app/cookies.py"
+    assert result["results"][0][0] == "app/cookies.py"
 
 
 def test_focus_dot_steps_out_of_a_configured_scope(repo):
@@ -311,6 +339,8 @@ def test_focus_dot_steps_out_of_a_configured_scope(repo):
 
     scoped, whole = run_session(repo, steps)
     assert scoped["scope"] == {"focus": "app", "resolved_by": "explicit"}
-    assert all(r["path"].startswith("app/") for r in scoped["results"])
-    assert whole["scope"]["focus"] in (None, "")
-    assert "docs/guide.md" in {r["path"] for r in whole["results"]}
+    chosen = "ranked inside app (chosen by scope.focus; focus='.' searches everything)."
+    assert chosen in scoped["text"]
+    assert all(path.startswith("app/") for path, _, _ in scoped["results"])
+    assert "scope" not in whole and "ranked inside" not in whole["text"]
+    assert "docs/guide.md" in {path for path, _, _ in whole["results"]}

@@ -13,6 +13,8 @@ import anyio
 import jsonschema
 from mcp import Client, StdioServerParameters
 
+from wherein.plugin.schema import result_schema
+
 # A wait that bounds a broken server instead of hanging the suite; never a speed assertion.
 RESPONSE_DEADLINE_S = 120
 
@@ -101,6 +103,7 @@ def test_serve_over_stdio_writes_only_protocol_to_stdout(repo, tmp_path):
     session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     session.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
     (tool,) = session.response(2)["result"]["tools"]
+    assert tool["name"] == "recall" and "outputSchema" not in tool
     session.send(
         {
             "jsonrpc": "2.0",
@@ -130,9 +133,9 @@ def test_serve_over_stdio_writes_only_protocol_to_stdout(repo, tmp_path):
         assert message["jsonrpc"] == "2.0" and ("id" in message or "method" in message)
     for result in (called, indexed):
         assert result["isError"] is False
-        jsonschema.validate(result["structuredContent"], tool["outputSchema"])
+        jsonschema.validate(result["structuredContent"], result_schema())
         assert result["content"][0]["text"] == result["structuredContent"]["text"]
-    assert called["structuredContent"]["results"][0]["path"] == "app/routing.py"
+    assert called["structuredContent"]["results"][0][0] == "app/routing.py"
     assert indexed["structuredContent"]["job"]["state"] == "done"
     assert "recall session" in stderr
     assert "stray print from a library" in stderr and "stray bytes on fd 1" in stderr

@@ -50,7 +50,7 @@ def test_each_call_appends_one_row_without_query_or_code(repo):
     assert rows[1]["results"] == len(first["results"])
     assert rows[2]["results"] == 1
     assert rows[1]["source_chars"] == sum(
-        (repo / p).stat().st_size for p in {h["path"] for h in first["results"]}
+        (repo / p).stat().st_size for p in {path for path, _, _ in first["results"]}
     )
     assert rows[2]["paths_hash"] == paths_hash(["app/cookies.py"])
     assert rows[0]["paths_hash"] == "" and rows[3]["results"] == 0
@@ -58,14 +58,15 @@ def test_each_call_appends_one_row_without_query_or_code(repo):
     assert "zebra" not in ledger and "parse_cookie" not in ledger
     assert "def " not in ledger and "retry" not in ledger
 
-    assert "usage" not in status
-    assert first["usage"]["searches"] == 1
-    assert second["usage"]["searches"] == 2
+    assert "usage" not in status and "Recall" not in status["text"]
+    assert first["text"].splitlines()[-1].startswith("Recall 1 · ")
+    assert second["text"].splitlines()[-1].startswith("Recall 2 · ")
+    assert "usage" not in first and "usage" not in second
     assert after["usage"]["searches"] == 2 and after["usage"]["calls"] == 5
     assert after["usage"]["returned_chars"] == rows[1]["returned_chars"] + rows[2]["returned_chars"]
     assert after["usage"]["source_chars"] == rows[1]["source_chars"] + rows[2]["source_chars"]
     assert after["text"].splitlines()[-1] == after["usage"]["line"]
-    assert failed["usage"]["searches"] == 2  # a failed search moves no figure
+    assert failed["text"].splitlines()[-1].startswith("Recall 2 · ")  # a failure moves none
 
 
 def test_session_id_comes_from_the_environment_when_the_host_sets_one(repo, monkeypatch):
@@ -75,7 +76,8 @@ def test_session_id_comes_from_the_environment_when_the_host_sets_one(repo, monk
     assert session_id() == "mine-42"
 
     async def steps(rc):
-        return await rc.recall(query="router")
+        await rc.recall(query="router")
+        return await rc.recall(action="status")
 
     result = run_session(repo, steps)
     assert result["usage"]["session"] == "mine-42"

@@ -1,12 +1,17 @@
-"""The `recall` tool's declared input and output schemas, and the check of its arguments.
+"""The `recall` tool's listed input schema, the schema of its results, and the check of its
+arguments.
 
-Every object level says `additionalProperties: false`: a host that enforces the output schema
-rejects a result with one stray field, so the schema is written out by hand and results are
-built field by field to match it (DESIGN.md, "The agent tool `recall`").
+Every model that has the tool reads its listing in every session, so the listing says what an
+agent needs and no more (docs/contracts.md has the rest): the input schema without the caps
+the server enforces anyway, each setting's own schema or the output schema. The server lists no
+output schema: MCP does not ask for one beside `structuredContent`, and a Claude Code model
+would read it as well as the result. `result_schema()` is still written out by hand, every
+object level with `additionalProperties: false`, and the tests check every result against it.
 
-Arguments are cleaned here once, before anything uses them (`clean_arguments`), and a refusal
-names the argument and quotes at most MAX_ECHO_CHARS of its value, escaped: an agent that
-sends 100 KB must not get 100 KB back.
+Arguments are checked against the full schema (`checked_input_schema`: every cap, every
+setting's type and range, from the same `KEYS` the settings layer checks), cleaned once before
+anything uses them (`clean_arguments`), and a refusal names the argument and quotes at most
+MAX_ECHO_CHARS of its value, escaped: an agent that sends 100 KB must not get 100 KB back.
 """
 
 from __future__ import annotations
@@ -27,9 +32,10 @@ __all__ = [
     "AGENT_MAX_LIMIT",
     "DESCRIPTION",
     "TOOL_NAME",
+    "checked_input_schema",
     "clean_arguments",
     "input_schema",
-    "output_schema",
+    "result_schema",
     "validate_arguments",
 ]
 
@@ -47,13 +53,13 @@ MAX_ARGUMENT_CHARS = MAX_PATH_CHARS
 MAX_REASON_CHARS = 200
 
 DESCRIPTION = (
-    "Find where something is handled in this repository: ranked code excerpts "
-    "(path:lines, similarity, symbols) for a question in words or a name. Use it before "
-    "reading files, to learn where to look. Prefer grep when you know the exact symbol or "
-    "string; read a file when you need all of it; do not re-read a line range this tool just "
-    "returned. action=related lists chunks like the one at query=FILE:LINE; action=index "
-    "builds the whole index (in the background by default), status shows index state, "
-    "configure changes settings."
+    "Find where something is handled in this repository: ranked code excerpts with line "
+    "numbers for a question in words or a name. Use it before reading files, to learn where "
+    "to look. Prefer grep when you know the exact symbol or string; read a file when you need "
+    "all of it; do not re-read a line range this tool just returned. action=related lists "
+    "chunks like the one at query=FILE:LINE; action=index builds the whole index (in the "
+    "background unless run_in_background=false), status shows the index and the embedding "
+    "model, configure lists the settings or writes config.set."
 )
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
@@ -96,68 +102,56 @@ def _key_schema(key: str, spec: KeySpec) -> dict[str, Any]:
     return {"type": "string", **text}
 
 
-def _strings(description: str) -> dict[str, Any]:
-    """A list of languages or patterns; `clean_arguments` caps each string's length."""
-    return {
-        "type": "array",
-        "items": {"type": "string"},
-        "maxItems": MAX_PATTERNS,
-        "description": description,
-    }
-
-
 def input_schema() -> dict[str, Any]:
-    """What `recall` accepts; built at call time because providers come from the registry."""
-    settable = {key: _key_schema(key, KEYS[key]) for key in AGENT_KEYS}
+    """What `recall` accepts, as listed to the agent: the arguments and what each is for."""
+    return _input_schema(checked=False)
+
+
+def checked_input_schema() -> dict[str, Any]:
+    """What `recall` accepts, as checked: the listed schema with every cap and each setting's
+    own schema; built at call time because providers come from the registry."""
+    return _input_schema(checked=True)
+
+
+def _input_schema(checked: bool) -> dict[str, Any]:
+    def text(description: str, cap: int = MAX_PATH_CHARS) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": "string", "description": description}
+        return {**schema, "maxLength": cap} if checked else schema
+
+    def strings(description: str) -> dict[str, Any]:
+        """A list of languages or patterns; `clean_arguments` caps each string's length."""
+        schema = {"type": "array", "items": {"type": "string"}, "description": description}
+        return {**schema, "maxItems": MAX_PATTERNS} if checked else schema
+
+    if checked:
+        settings = _strict({key: _key_schema(key, KEYS[key]) for key in AGENT_KEYS})
+    else:  # an unknown key is named by the check, with the keys configure lists
+        settings = {"type": "object"}
     return _strict(
         {
-            "query": {
-                "type": "string",
-                "maxLength": MAX_QUERY_CHARS,
-                "description": "What you are looking for, in words or a name; FILE:LINE for "
-                "action=related.",
-            },
-            "action": {
-                "type": "string",
-                "enum": list(ACTIONS),
-                "default": "search",
-                "description": "search (default), related, index, status or configure.",
-            },
+            "query": text(
+                "What to find, in words or a name; FILE:LINE for action=related.", MAX_QUERY_CHARS
+            ),
+            "action": {"type": "string", "enum": list(ACTIONS), "default": "search"},
             "limit": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": AGENT_MAX_LIMIT,
-                "description": "How many excerpts (default from settings, 8).",
+                "description": "Excerpts to return (default 8).",
             },
-            "path": {
-                "type": "string",
-                "maxLength": MAX_PATH_CHARS,
-                "description": "Only results under this folder of the workspace.",
-            },
-            "focus": {
-                "type": "string",
-                "maxLength": MAX_PATH_CHARS,
-                "description": "Rank only inside this folder of the workspace; '.' for all of it.",
-            },
-            "lang": _strings("Only these languages (python, ts, ...)."),
-            "glob": _strings("Only files matching these .gitignore-style patterns."),
-            "exclude": _strings("Skip files matching these .gitignore-style patterns."),
-            "exact": {
-                "type": "string",
-                "maxLength": MAX_PATTERN_CHARS,
-                "description": "Only chunks containing this exact text; query is then optional.",
-            },
-            "run_in_background": {
-                "type": "boolean",
-                "default": True,
-                "description": "action=index: return at once and report progress in status.",
-            },
+            "path": text("Only results under this folder."),
+            "focus": text("Rank only inside this folder; '.' for the whole workspace."),
+            "lang": strings("Only these languages (python, ts, ...)."),
+            "glob": strings("Only files matching these .gitignore-style patterns."),
+            "exclude": strings("Skip files matching these .gitignore-style patterns."),
+            "exact": text(
+                "Only chunks containing this exact text; query is then optional.",
+                MAX_PATTERN_CHARS,
+            ),
+            "run_in_background": {"type": "boolean", "default": True},
             "config": _strict(
                 {
-                    "set": {
-                        **_strict(settable),
-                        "description": "Settings to write, by key. Omit to read settings.",
-                    },
+                    "set": {**settings, "description": "Settings to write, {key: value}."},
                     "file": {
                         "type": "string",
                         "enum": ["user", "workspace"],
@@ -178,30 +172,14 @@ _SCOPE = _strict(
     ["focus", "resolved_by"],
 )
 
-_RESULT = _strict(
-    {
-        "rank": {"type": "integer", "minimum": 1},
-        "path": {"type": "string"},
-        "source_path": _NULLABLE_STRING,
-        "start_line": {"type": "integer", "minimum": 1},
-        "end_line": {"type": "integer", "minimum": 1},
-        "symbols": {"type": "array", "items": {"type": "string"}},
-        "similarity": {"type": ["number", "null"]},
-        "stale": {"type": "boolean"},
-        "truncated": {"type": "boolean"},
-    },
-    [
-        "rank",
-        "path",
-        "source_path",
-        "start_line",
-        "end_line",
-        "symbols",
-        "similarity",
-        "stale",
-        "truncated",
-    ],
-)
+# [path, start_line, end_line], then the absolute path for a result from an extra root.
+_LINE = {"type": "integer", "minimum": 1}
+_RESULT = {
+    "type": "array",
+    "prefixItems": [{"type": "string"}, _LINE, _LINE, {"type": "string"}],
+    "items": False,
+    "minItems": 3,
+}
 
 _PENDING = _strict({"files": _COUNT, "chunks": _COUNT}, ["files", "chunks"])
 
@@ -320,18 +298,15 @@ _ERROR = _strict(
 )
 
 
-def output_schema() -> dict[str, Any]:
-    """What every `recall` result looks like; the sections present depend on the action."""
+def result_schema() -> dict[str, Any]:
+    """What every `recall` result's structured content looks like; the sections present
+    depend on the action (docs/contracts.md)."""
     return _strict(
         {
-            "text": {
-                "type": "string",
-                "description": "What to read: the answer, excerpts fenced as repository data.",
-            },
+            "text": {"type": "string"},
             "action": {"type": "string", "enum": list(ACTIONS)},
             "ok": {"type": "boolean"},
             "workspace": {"type": "string"},
-            "query": {"type": "string"},
             "scope": _SCOPE,
             "results": {"type": "array", "items": _RESULT},
             "pending": _PENDING,
@@ -343,7 +318,7 @@ def output_schema() -> dict[str, Any]:
             "usage": _USAGE,
             "error": _ERROR,
         },
-        ["text", "action", "ok", "workspace"],
+        ["text", "action", "ok"],
     )
 
 
@@ -384,14 +359,18 @@ def validate_arguments(arguments: dict[str, Any]) -> None:
     Raises:
         UsageError: naming the first argument that does not fit, and what it should be.
     """
-    validator = jsonschema.Draft202012Validator(input_schema())
+    validator = jsonschema.Draft202012Validator(checked_input_schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
     if error is None:
         return
-    where = ".".join(str(part) for part in error.absolute_path) or "arguments"
+    path = [str(part) for part in error.absolute_path]
+    where = ".".join(path) or "arguments"
+    # The listing leaves each setting's own schema out: say where the agent can read them.
+    see = "See the recall input schema"
+    if path[:2] == ["config", "set"]:
+        see = "recall action=configure lists the settings"
     raise UsageError(
-        f"Argument {one_line(where)[:MAX_ECHO_CHARS]} is not accepted: {_reason(error)}. "
-        "See the recall input schema."
+        f"Argument {one_line(where)[:MAX_ECHO_CHARS]} is not accepted: {_reason(error)}. {see}."
     )
 
 

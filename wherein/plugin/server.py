@@ -1,9 +1,10 @@
 """`wherein serve`: the MCP server, one tool (`recall`), over stdio.
 
-Built on the official `mcp` SDK's low-level `Server`, so the declared schemas are exactly the
-ones in schema.py. Over stdio nothing but protocol may reach stdout: the SDK's stdio transport
-points fd 1 at stderr while it serves, and logging goes to stderr, each message escaped onto
-one line (`untrusted.one_line`: a logged error may name a repository's file).
+Built on the official `mcp` SDK's low-level `Server`, so the listing is exactly the one in
+schema.py: an input schema and no output schema (schema.py says why). Over stdio nothing but
+protocol may reach stdout: the SDK's stdio transport points fd 1 at stderr while it serves, and
+logging goes to stderr, each message escaped onto one line (`untrusted.one_line`: a logged
+error may name a repository's file).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from mcp.shared.exceptions import MCPError
 
 from wherein import __version__
 from wherein.history.prompt import PROMPT_NAME, get_history_prompt, history_prompt
-from wherein.plugin.schema import DESCRIPTION, TOOL_NAME, input_schema, output_schema
+from wherein.plugin.schema import DESCRIPTION, TOOL_NAME, input_schema
 from wherein.plugin.session import RecallSession
 from wherein.plugin.tool import run_recall
 from wherein.untrusted import as_text, echo, one_line, visible
@@ -46,7 +47,6 @@ def recall_tool() -> types.Tool:
         title="Find code in this repository",
         description=DESCRIPTION,
         input_schema=input_schema(),
-        output_schema=output_schema(),
         annotations=types.ToolAnnotations(
             read_only_hint=False,  # index and configure write the index and the settings
             destructive_hint=False,
