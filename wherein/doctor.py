@@ -3,8 +3,10 @@
 Settings load, the embedding model embeds a text, the index folder takes a file, and every
 agent entry `wherein install` could have written is started exactly as that agent would start
 it (its command, args and env, `${workspaceFolder}` expanded), spoken to over stdio
-(`initialize`, then `tools/list`) and must list `recall`. Nothing is mocked: a stale entry
-pointing at a removed virtualenv fails here the way it would fail in the agent.
+(`initialize`, then `tools/list`), must list `recall`, and must answer `recall
+action=status` with the same text in both channels: some agents give the model the text
+content, others only the structured one. Nothing is mocked: a stale entry pointing at a
+removed virtualenv fails here the way it would fail in the agent.
 """
 
 from __future__ import annotations
@@ -305,6 +307,29 @@ def probe_server(entry: dict[str, Any], workspace: Path) -> tuple[bool, str]:
     return False, f"'{shown}' {detail}"
 
 
+def _status_problem(response: dict[str, Any]) -> str | None:
+    """What keeps a `recall action=status` answer from reaching every agent's model, if any.
+
+    Claude Code and VS Code give the model the structured content whenever there is one;
+    other agents give it the text content: both must hold the answer, the same text.
+    """
+    result = response.get("result")
+    if not isinstance(result, dict):
+        return f"refused recall action=status: {one_line(str(response.get('error')))[:200]}"
+    content = result.get("content")
+    first = content[0] if isinstance(content, list) and content else None
+    shown = first.get("text") if isinstance(first, dict) else None
+    structured = result.get("structuredContent")
+    text = structured.get("text") if isinstance(structured, dict) else None
+    if not isinstance(text, str) or not text:
+        return "its status answer has no structured text (Claude Code's model would see none)"
+    if shown != text:
+        return "its status answer's text content differs from its structured text"
+    if result.get("isError"):
+        return f"its status call failed: {one_line(text.splitlines()[0])[:200]}"
+    return None
+
+
 class _Session:
     """JSON-RPC over a child's stdin/stdout, one line per message, with one deadline."""
 
@@ -341,7 +366,8 @@ class _Session:
                 return message
 
     def converse(self) -> tuple[bool, str]:
-        """`initialize`, `notifications/initialized`, `tools/list`; is `recall` listed?"""
+        """`initialize`, `notifications/initialized`, `tools/list`; is `recall` listed, and
+        does its status answer reach both channels?"""
         try:
             self._send(
                 {
@@ -372,7 +398,16 @@ class _Session:
         who = f"{server.get('name', '?')} {server.get('version', '')}".strip()
         if "recall" not in names:
             return False, f"answers initialize ({who}) but lists no recall tool (tools: {names})"
-        return True, f"answers initialize ({who}) and lists recall"
+        try:
+            status = {"name": "recall", "arguments": {"action": "status"}}
+            self._send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": status})
+            called = self._answer(3)
+        except (BrokenPipeError, ConnectionResetError):
+            return False, f"exited with code {self.process.wait()} before answering recall"
+        problem = called if isinstance(called, str) else _status_problem(called)
+        if problem:
+            return False, f"answers initialize ({who}) and lists recall, but {problem}"
+        return True, f"answers initialize ({who}), lists recall and answers its status call"
 
     def close(self) -> None:
         """Close stdin (how a stdio MCP session ends), kill the server if it lingers."""

@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from wherein.cli import main
 from wherein.doctor import FAIL, OK, WARN, probe_server, run_doctor
 from wherein.install import server_command
@@ -20,6 +22,24 @@ for line in sys.stdin:
                   "serverInfo": {"name": "impostor", "version": "1"}}
     elif message.get("method") == "tools/list":
         result = {"tools": [{"name": "search", "inputSchema": {"type": "object"}}]}
+    else:
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"""
+
+
+# A server that lists recall and answers its status call with the result in argv[1].
+ONE_CHANNEL_SERVER = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("method") == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {},
+                  "serverInfo": {"name": "half", "version": "1"}}
+    elif message.get("method") == "tools/list":
+        result = {"tools": [{"name": "recall", "inputSchema": {"type": "object"}}]}
+    elif message.get("method") == "tools/call":
+        result = json.loads(sys.argv[1])
     else:
         continue
     print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
@@ -50,6 +70,7 @@ def test_doctor_drives_the_registered_wherein_serve_over_stdio(project, capsys):
     for agent in ("claude", "cursor"):
         (line,) = [line for line in out.splitlines() if line.startswith(f"  ok    {agent}")]
         assert "answers initialize (wherein" in line and "lists recall" in line
+        assert "answers its status call" in line
     assert f"serve --workspace {project}'" in out  # Cursor's ${workspaceFolder}, expanded
     assert "All checks passed" in out
 
@@ -81,6 +102,35 @@ def test_a_server_without_recall_is_not_mistaken_for_wherein(project, home):
     (check,) = by_name(run_doctor(project), "cursor")
     assert check.status == FAIL
     assert "answers initialize (impostor 1) but lists no recall tool" in check.detail
+
+
+@pytest.mark.parametrize(
+    ("result", "problem"),
+    [
+        (
+            {"content": [{"type": "text", "text": "Workspace /p."}]},
+            "its status answer has no structured text (Claude Code's model would see none)",
+        ),
+        (
+            {"content": [{"type": "text", "text": "a"}], "structuredContent": {"text": "b"}},
+            "its status answer's text content differs from its structured text",
+        ),
+        (
+            {
+                "content": [{"type": "text", "text": "recall status failed: x\nmore"}],
+                "structuredContent": {"text": "recall status failed: x\nmore"},
+                "isError": True,
+            },
+            "its status call failed: recall status failed: x",
+        ),
+    ],
+)
+def test_a_status_answer_that_misses_a_channel_fails(project, result, problem):
+    entry = {"command": sys.executable, "args": ["-c", ONE_CHANNEL_SERVER, json.dumps(result)]}
+    answered, detail = probe_server(entry, project)
+    assert not answered
+    # Ends there: of a failure, only its first line is quoted.
+    assert detail.endswith(f"' answers initialize (half 1) and lists recall, but {problem}")
 
 
 def test_a_server_that_prints_to_stdout_is_caught(project):
