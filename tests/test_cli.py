@@ -129,17 +129,17 @@ def test_usage_error_from_the_installed_command(repo):
     assert assert_one_sentence(hint.stderr).endswith("See 'wherein --help'.")
 
 
-@pytest.mark.parametrize("command", ["index", "search", "status"])
-def test_missing_workspace_or_a_file_exits_1_naming_it(capsys, tmp_path, command):
+@pytest.mark.parametrize("command", ["index", "search", "status", "serve", "doctor"])
+def test_a_missing_workspace_or_a_file_is_a_usage_error_naming_it(capsys, tmp_path, command):
     query = ["anything"] if command == "search" else []
     missing = tmp_path / "nowhere"
     code, _, err = cli(capsys, command, *query, "--workspace", str(missing))
-    assert code == 1
+    assert code == 2
     assert str(missing) in assert_one_sentence(err) and "does not exist" in err
     afile = tmp_path / "notes.txt"
     afile.write_text("x")
     code, _, err = cli(capsys, command, *query, "--workspace", str(afile))
-    assert code == 1
+    assert code == 2
     assert str(afile) in assert_one_sentence(err) and "not a directory" in err
     assert not data_home().exists()
 

@@ -6,6 +6,7 @@ Hierarchy::
     ├── UsageError          bad arguments: an empty query, a negative limit (CLI exit 2)
     ├── ConfigError         an unknown key, a bad value, a config file that does not parse
     ├── WorkspaceError      the workspace is missing, not a directory, or unreadable
+    │   └── NoSuchWorkspace the folder --workspace names is not there (CLI exit 2)
     ├── IndexError_         base for index problems
     │   ├── IndexMissing    no index yet for this workspace
     │   ├── IndexBusy       another process is writing the index
@@ -29,6 +30,7 @@ __all__ = [
     "IndexMissing",
     "IndexUnwritable",
     "ModelStepError",
+    "NoSuchWorkspace",
     "ModelTimeout",
     "UsageError",
     "WhereinError",
@@ -56,6 +58,13 @@ class ConfigError(WhereinError):
 
 class WorkspaceError(WhereinError):
     """The workspace directory cannot be used."""
+
+
+class NoSuchWorkspace(WorkspaceError):
+    """The folder named as the workspace does not exist or is not a directory: a usage error,
+    like any other argument that names nothing."""
+
+    exit_code = 2
 
 
 class IndexError_(WhereinError):  # noqa: N801 - the builtin IndexError is unrelated

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wherein.errors import WorkspaceError
+from wherein.errors import NoSuchWorkspace, WorkspaceError
 from wherein.safe_files import CONTROL_FILE_MAX_BYTES, UnsafeFile, read_regular
 
 if TYPE_CHECKING:
@@ -153,18 +153,24 @@ class SourceText:
 
 
 def resolve_workspace(path: str | os.PathLike[str] | None) -> Path:
-    """The absolute workspace directory, or a clear error if it cannot be one."""
+    """The absolute workspace directory, or a clear error if it cannot be one.
+
+    Raises:
+        NoSuchWorkspace: `path` names nothing, or a file (a usage error).
+        WorkspaceError: the folder cannot be opened, or the current one is gone.
+    """
     candidate = Path(path if path is not None else os.getcwd()).expanduser()
+    missing = WorkspaceError if path is None else NoSuchWorkspace
     try:
         resolved = candidate.resolve(strict=True)
     except FileNotFoundError as err:
-        raise WorkspaceError(
+        raise missing(
             f"Workspace {candidate} does not exist. Pass an existing directory with --workspace."
         ) from err
     except (OSError, RuntimeError) as err:
         raise WorkspaceError(f"Workspace {candidate} cannot be opened: {err}.") from err
     if not resolved.is_dir():
-        raise WorkspaceError(
+        raise missing(
             f"Workspace {candidate} is not a directory. Pass a directory with --workspace."
         )
     return resolved
