@@ -28,6 +28,22 @@ __all__ = ["main"]
 _FOLDER_OPTIONS = frozenset({"workspace", "path", "focus"})
 # Files and programs handed to the system as they are, whatever bytes their names hold.
 _SYSTEM_PATH_OPTIONS = frozenset({"ledger", "html", "command_name"})
+# What `wherein --help` tells a person; the module docstring above is for whoever edits this.
+_DESCRIPTION = """\
+Find where something is handled in a code repository: ranked code excerpts (path, line range,
+a bounded slice of code) for a question in words or a name."""
+_EPILOG = """\
+examples:
+  wherein search "where are search results ranked"   (indexes what it needs first)
+  wherein index      embed every chunk with the configured model now
+  wherein status     what the index holds, touching nothing
+  wherein install    register the recall tool with your coding agents
+
+The workspace is the nearest folder above the current one holding .git or .wherein.toml,
+else the current folder; --workspace DIR chooses it.
+Exit codes: 0 success, 2 usage error, 1 other failure.
+The commands, their --json output, the MCP tool and every setting: docs/contracts.md in the
+source repository."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,9 +55,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="wherein", description=__doc__)
+    parser = _Parser(
+        prog="wherein",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"wherein {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(
+        dest="command", required=True, parser_class=_Parser, metavar="command", title="commands"
+    )
 
     index = commands.add_parser("index", help="build or refresh the index of a workspace")
     index.add_argument("--workspace", help="the folder to index (default: the current one)")
