@@ -1,6 +1,6 @@
 """What a search hands back: ranked hits with bounded, stale-checked excerpts.
 
-The records are the `search --json` contract (DESIGN.md); `cut_hit` turns an index row
+The records are the `search --json` contract (docs/contracts.md); `cut_hit` turns an index row
 into one, cutting its excerpt to the configured lines and each line to a bounded width.
 """
 

@@ -1,7 +1,7 @@
 """The endpoint guard: decide, before any byte is sent, where source text may go.
 
 Four layers stand between a chunk of code and another machine, because any one of them could
-be wrong (DESIGN.md "Embedding"):
+be wrong (docs/contracts.md "Embedding"):
 
 1. this module: the URL must be http(s) with a loopback IP literal or exactly `localhost` as its
    host; the name is resolved once and every address it answers must be loopback;

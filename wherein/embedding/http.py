@@ -33,7 +33,7 @@ __all__ = ["DEFAULT_MODEL", "PROBE_CEILING_S", "HttpEmbedder", "build_client"]
 # setup pulls it.
 DEFAULT_MODEL = "nomic-embed-text"
 # One short text answers in milliseconds once a model is loaded; 10 s covers a cold load of a
-# small embedding model on a laptop CPU. Also the ceiling DESIGN.md sets for `status`.
+# small embedding model on a laptop CPU. Also the ceiling docs/contracts.md sets for `status`.
 PROBE_CEILING_S = 10.0
 PROBE_TEXT = "wherein"
 # 16 texts x 4096 dims x ~20 characters a float is about 1.3 MB; 64 MiB leaves room for

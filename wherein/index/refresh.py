@@ -1,6 +1,6 @@
 """Bring an index up to date with the files on disk, then embed what is pending.
 
-Rules (DESIGN.md "Index"): a file whose size and mtime_ns are unchanged is
+Rules (docs/contracts.md "Index"): a file whose size and mtime_ns are unchanged is
 skipped without reading; a file whose sha256 is unchanged is not re-chunked; a
 chunk whose embedded text is unchanged keeps its vector; deleted files drop
 out. Files are written in small transactions, so a crash loses at most the

@@ -1,11 +1,12 @@
 """What the agent may change through `configure`: what a workspace file may, and no more.
 
-DESIGN.md ("Embedding"): a non-loopback endpoint is allowed only by the user's own config file,
-never by the agent. The agent reads repositories and can be talked into anything they say, so it
-is trusted exactly as a cloned `.wherein.toml` is (`wherein.config.Trust`): it cannot set an
-endpoint or a key, allow remote endpoints, switch to a provider that sends chunks over HTTP,
-turn on a stage that sends text to a model endpoint, raise a cap or a wait, or add source roots
-(which would widen what the index reads). It may narrow any of these, and tune everything else.
+docs/contracts.md ("Embedding"): a non-loopback endpoint is allowed only by the user's own
+config file, never by the agent. The agent reads repositories and can be talked into anything
+they say, so it is trusted exactly as a cloned `.wherein.toml` is (`wherein.config.Trust`): it
+cannot set an endpoint or a key, allow remote endpoints, switch to a provider that sends chunks
+over HTTP, turn on a stage that sends text to a model endpoint, raise a cap or a wait, or add
+source roots (which would widen what the index reads). It may narrow any of these, and tune
+everything else.
 """
 
 from __future__ import annotations

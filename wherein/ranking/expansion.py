@@ -1,7 +1,7 @@
 """Query expansion: a local chat model suggests other phrasings of the query (off by default).
 
 The original query is always the first query and always ranked, whatever the model does: the
-phrasings only add orders to the fusion after the original's (DESIGN.md "Ranking"), so the
+phrasings only add orders to the fusion after the original's (docs/contracts.md "Ranking"), so the
 worst case is a search without expansion, never a failed one. Its benefit is unmeasured until
 `scripts/bench.py --expansion` runs against a real model.
 """

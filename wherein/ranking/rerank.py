@@ -1,7 +1,7 @@
 """Reranking: a local chat model scores the top candidates against the query (off by default).
 
 A candidate the model gave no usable score for has "no opinion" (None), which is not zero: it
-keeps its fused position (DESIGN.md "Ranking"). Replacing a good embedding rank with a zero
+keeps its fused position (docs/contracts.md "Ranking"). Replacing a good embedding rank with a zero
 because the model timed out would turn a working search into an empty one. Exactly:
 
 - the window is the first `rerank.candidates` items; items after it keep their order;

@@ -2,10 +2,10 @@
 
 Query expansion and reranking call a local chat model that can be slow, wedged or absent, on
 the critical path of a search. Each runs its model call in a worker thread against a deadline
-of its own (DESIGN.md "Ranking"): slow means the caller stops waiting at the deadline and goes
-on with what it has; cancelled means it stops waiting at once and starts nothing more. The
-worker's reads and writes carry the same deadline (`request_deadline`), so an abandoned call
-ends on its own soon after and never holds a connection for longer than that.
+of its own (docs/contracts.md "Ranking"): slow means the caller stops waiting at the deadline
+and goes on with what it has; cancelled means it stops waiting at once and starts nothing more.
+The worker's reads and writes carry the same deadline (`request_deadline`), so an abandoned
+call ends on its own soon after and never holds a connection for longer than that.
 """
 
 from __future__ import annotations
