@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -67,6 +68,25 @@ def search(capsys, repo: Path) -> dict:
 def answers(payload: dict) -> list[tuple]:
     """What a search found, and how near each chunk was by meaning."""
     return [(r["path"], r["start_line"], r["similarity"]) for r in payload["results"]]
+
+
+def recalled(result: dict) -> list[tuple]:
+    """What a recall search found, as `answers` gives it: the similarity is read off each
+    result's title, which shows it to two places."""
+    found = []
+    for (path, start, end), title in zip(result["results"], _titles(result["text"]), strict=True):
+        assert title.startswith(f"{path}:{start}-{end}"), title
+        similarity = re.search(r"  similarity (-?\d\.\d\d)", title)
+        found.append((path, start, similarity and float(similarity.group(1))))
+    return found
+
+
+def _titles(text: str) -> list[str]:
+    return [line.split(". ", 1)[1] for line in text.splitlines() if re.match(r"\d+\. \S", line)]
+
+
+def rounded(found: list[tuple]) -> list[tuple]:
+    return [(path, start, None if sim is None else round(sim, 2)) for path, start, sim in found]
 
 
 def indexed(capsys, repo: Path) -> list[tuple]:
@@ -434,7 +454,7 @@ def test_recall_mends_the_index_and_its_cache_and_says_so(capsys, repo, tmp_path
         return await rc.recall(query=QUERY)
 
     result = run_session(repo, one)
-    assert result["ok"] and answers(result) == before
+    assert result["ok"] and recalled(result) == rounded(before)
     (warning,) = result["warnings"]
     assert f"{files['matrix']} was a folder" in warning
     assert f"Note: {warning}" in result["text"]
@@ -442,6 +462,6 @@ def test_recall_mends_the_index_and_its_cache_and_says_so(capsys, repo, tmp_path
     path = index_dir(repo) / INDEX_FILE_NAME
     plant_folder(path, tmp_path)
     result = run_session(repo, one)
-    assert result["ok"] and answers(result) == before
+    assert result["ok"] and recalled(result) == rounded(before)
     assert any(f"The index at {path} was unreadable" in w for w in result["warnings"])
     _assert_text(the_aside(path) / "keep.txt", "mine")
