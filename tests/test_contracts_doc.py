@@ -91,7 +91,7 @@ def test_every_command_and_flag_is_in_the_commands_table():
     rows = _table_rows(_section("Commands"))
     missing = []
     for command, flags in _leaf_commands(_build_parser()):
-        row = [r for r in rows if re.match(rf"`{re.escape(command)}( [A-Z\[]|`)", r[0])]
+        row = [r for r in rows if re.search(rf"`{re.escape(command)}( [A-Z\[]|`)", r[0])]
         if len(row) != 1:
             missing.append(command)
             continue
