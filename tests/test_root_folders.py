@@ -122,13 +122,14 @@ def test_the_tool_takes_a_roots_label_as_path_and_focus(workspace, library):
         return by_path, by_focus, by_folder, refused
 
     by_path, by_focus, by_folder, refused = run_session(workspace, steps)
-    assert {r["path"] for r in by_path["results"]} == {
+    assert {r[0] for r in by_path["results"]} == {
         "deps/widgets/render.py",
         "deps/widgets/shapes/circle.py",
     }
     assert by_focus["scope"] == {"focus": "deps", "resolved_by": "explicit"}
-    assert all(r["path"].startswith("deps/") for r in by_focus["results"])
-    assert by_focus["results"][0]["source_path"].startswith(str(library))
-    assert {r["path"] for r in by_folder["results"]} == {"deps/other/thing.py"}
+    assert all(r[0].startswith("deps/") for r in by_focus["results"])
+    # [path, start, end, source_path]: a root's result says where it is on disk.
+    assert by_focus["results"][0][3].startswith(str(library))
+    assert {r[0] for r in by_folder["results"]} == {"deps/other/thing.py"}
     assert refused["ok"] is False
     assert "is not a folder in the source root 'deps'" in refused["error"]["message"]
