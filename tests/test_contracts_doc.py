@@ -148,7 +148,7 @@ def _schema_names(schema: Any) -> set[str]:
 
 def test_recall_arguments_actions_and_result_fields_are_described():
     text = _section("The MCP tool `recall`")
-    arguments = {row[0].strip("`") for row in _table_rows(text)}
+    arguments = {name.strip("`") for row in _table_rows(text) for name in row[0].split(", ")}
     assert set(input_schema()["properties"]) <= arguments
     assert all(f"`{action}`" in text for action in ACTIONS)
     fields = _schema_names(result_schema())
