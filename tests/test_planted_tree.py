@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import HashingEmbedder, write_tree
-from tests.index.processes import run_wherein
+from tests.index.processes import run_wherein, wherein_command
 from tests.plugin.conftest import run_session
 from wherein.config import load_settings
 from wherein.index.refresh import refresh_index
@@ -148,16 +148,21 @@ def test_a_skipped_ignore_file_reaches_the_user_through_index_search_and_recall(
 # -- ignore lines git accepts ------------------------------------------------------
 
 
-def test_ignore_lines_git_accepts_but_pathspec_rejects_are_skipped_one_by_one(tmp_path):
+def test_ignore_lines_git_keeps_but_that_match_nothing_are_skipped_one_by_one(tmp_path):
+    # `[z-a]` is not one of them: git matches it against `z` (the `z` counts before the empty
+    # range), and so does wherein.
     root = write_tree(
         tmp_path / "repo",
         {
-            ".gitignore": "*.log\n!\n\\\n[z-a]\nbuild-*/\n[[:alpha:]]x\nfoo\\\n",
-            "sub/.whereinignore": "# comment\n[b-a]y\nsecret.py\n",
+            ".gitignore": "*.log\n!\n\\\n[z-a]\nbuild-*/\n[[:alpha:]]x\nfoo\\\n[[:nope:]]\n",
+            "sub/.whereinignore": "# comment\n[b-a]y\nsecret.py\nopen[bracket\n",
             "a.py": "x",
             "a.log": "x",
+            "z": "x",
+            "ax": "x",
             "build-1/x.py": "x",
             "sub/secret.py": "x",
+            "sub/by": "x",
             "sub/ok.py": "x",
         },
     )
@@ -169,9 +174,9 @@ def test_ignore_lines_git_accepts_but_pathspec_rejects_are_skipped_one_by_one(tm
         for number, name, line in (
             (2, ".gitignore", "!"),
             (3, ".gitignore", "\\"),
-            (4, ".gitignore", "[z-a]"),
             (7, ".gitignore", "foo\\"),
-            (2, "sub/.whereinignore", "[b-a]y"),
+            (8, ".gitignore", "[[:nope:]]"),
+            (4, "sub/.whereinignore", "open[bracket"),
         )
     ]
 
@@ -203,6 +208,96 @@ def test_a_bad_ignore_line_is_a_warning_over_recall_not_an_error(tmp_path):
     assert answer["ok"], answer
     assert [path for path, _, _ in answer["results"]] == ["app/retry.py"]
     assert any(w.startswith("Skipped line 1 of .gitignore ('!')") for w in answer["warnings"])
+
+
+# -- ignore lines that would backtrack ---------------------------------------------
+
+# Each takes `pathspec` (the matcher before wherein.gitignore) longer than the timeout on one
+# name: its regexes backtrack exponentially in the stars, polynomially in the `**`s.
+BACKTRACKING_LINES = (
+    "*a*a*a*a*a*a*a*a*b",
+    "*?*?*?*?*?*?*?*?*?*?b",
+    "**/a/**/a/**/a/**/a/**/a/**/a/**/b",
+    "**/a*/**/a*/**/a*/**/a*/**/a*/**/c",
+)
+
+
+def test_planted_backtracking_lines_and_long_names_cannot_stall_the_index(tmp_path):
+    deep = "a/" * 120
+    long_name = "a" * 250
+    root = write_tree(
+        tmp_path / "repo",
+        {
+            ".gitignore": "\n".join(BACKTRACKING_LINES) + "\n",
+            long_name: "def long_name(): pass\n",
+            f"{deep}{long_name}": "def deep_long_name(): pass\n",
+            f"{deep}ab": "ignored: `*a*a*a*a*a*a*a*a*b` needs eight a's before the b\n",
+            f"{deep}aaaaaaaab": "ignored by the first line\n",
+            f"{deep}b": "ignored by the third line\n",
+        },
+    )
+    indexed = subprocess.run(
+        wherein_command("index", "--workspace", str(root)),
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "WHEREIN_HOME": str(tmp_path / "home"),
+            "WHEREIN_EMBEDDING_PROVIDER": "static",
+        },
+        timeout=CHILD_TIMEOUT_S,
+    )
+    assert indexed.returncode == 0 and "Traceback" not in indexed.stderr, indexed.stderr
+    assert indexed.stdout.startswith("3 files seen,"), indexed.stdout
+    files, report = walked(root)
+    assert sorted(files) == sorted([long_name, f"{deep}{long_name}", f"{deep}ab"])
+    assert report.warnings == []
+
+
+def test_a_line_with_too_many_stars_is_skipped_by_name_and_quoted_short(tmp_path):
+    line = "*a" * 100 + "*b"
+    root = write_tree(
+        tmp_path / "repo",
+        {
+            ".gitignore": f"*.log\n{line}\n!keep.log\n",
+            "a.log": "x",
+            "keep.log": "x",
+            "main.py": "x",
+        },
+    )
+    files, report = walked(root)
+    assert sorted(files) == ["keep.log", "main.py"]
+    assert report.warnings == [
+        f"Skipped line 2 of .gitignore ({line[:80]!r}... (202 characters)): it has more than "
+        "32 `*` wildcards; split it into simpler lines."
+    ]
+
+
+def test_past_ten_thousand_wildcard_lines_for_one_folder_the_later_ones_are_skipped(tmp_path):
+    never = "".join(f"*never{n}*\n" for n in range(9_999))
+    root = write_tree(
+        tmp_path / "repo",
+        {
+            ".gitignore": never,
+            "sub/.gitignore": "x*.tmp\ny*.bak\nsecret.py\nz*.cfg\n*.log\n",
+            "other/.gitignore": "y*.bak\n",
+            "top.py": "x",
+            "sub/x1.tmp": "the 10,000th wildcard line applies",
+            "sub/y1.bak": "the 10,001st does not",
+            "sub/secret.py": "a literal line past the cap still applies",
+            "sub/z1.cfg": "nor any wildcard line after it",
+            "sub/a.log": "nor a `*.ext` line",
+            "sub/ok.py": "x",
+            "other/y1.bak": "a sibling folder has its own 10,000",
+        },
+    )
+    files, report = walked(root)
+    assert sorted(files) == ["sub/ok.py", "sub/y1.bak", "sub/z1.cfg", "top.py"]
+    assert report.warnings == [
+        "Skipped line 2 of sub/.gitignore ('y*.bak') and the wildcard lines after it: more "
+        "than 10,000 wildcard lines apply to this folder; write the rest as literal names or "
+        "`*.ext` lines, which have no limit."
+    ]
 
 
 # -- files and folders swapped between the walk and the read ----------------------

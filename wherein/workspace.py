@@ -1,7 +1,8 @@
 """The walk: which files of a workspace (and its extra source roots) are indexed.
 
 Ignore rules come from nested `.gitignore` files, `.git/info/exclude` and
-`.whereinignore`, matched by `pathspec` the way git matches them. Symlinks are
+`.whereinignore`, matched the way git matches them (`wherein.gitignore`, in time linear in
+name x pattern whatever a planted line says). Symlinks are
 never followed, so a link out of the tree cannot index the machine and a link
 loop cannot hang the walk. The tree is a clone's, so it may be hostile: every
 folder is opened without following a link and checked against its parent's
@@ -15,19 +16,23 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import re
 import stat
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from wherein.errors import NoSuchWorkspace, WorkspaceError
+from wherein.gitignore import (
+    MAX_LINE_WILDCARDS,
+    MAX_WILDCARD_LINES,
+    IgnoreList,
+    TooManyWildcards,
+    Unmatchable,
+    compile_rule,
+    ignore_file_lines,
+    is_wildcard_line,
+)
 from wherein.safe_files import CONTROL_FILE_MAX_BYTES, UnsafeFile, read_regular
-
-if TYPE_CHECKING:
-    import pathspec
 
 __all__ = [
     "SKIPPED_DIRS",
@@ -195,56 +200,75 @@ def display_name(name: str) -> str:
 class _IgnoreRules:
     """The stack of ignore files that apply below one directory."""
 
-    def __init__(self, layers: tuple[tuple[str, pathspec.PathSpec], ...] = ()) -> None:
+    def __init__(self, layers: tuple[tuple[bytes, IgnoreList], ...] = ()) -> None:
         self.layers = layers
+        # Wildcard lines that apply here, against MAX_WILDCARD_LINES.
+        self.wildcards = sum(rules.wildcards for _, rules in layers)
 
     def with_files(
-        self, rel_dir: str, files: list[tuple[str, list[str]]], report: WalkReport
+        self, rel_dir: bytes, files: list[tuple[str, list[str]]], report: WalkReport
     ) -> _IgnoreRules:
-        """These rules plus those of `files` ((shown name, lines) of a folder's ignore files)."""
+        """These rules plus those of `files` ((shown name, lines) of a folder's ignore files);
+        `rel_dir` is the folder's path from the root in the bytes of its names."""
         if not any(lines for _, lines in files):
             return self
-        spec = _gitignore_spec(files, report)
-        return _IgnoreRules((*self.layers, (rel_dir, spec)))
+        rules = _ignore_list(files, MAX_WILDCARD_LINES - self.wildcards, report)
+        return _IgnoreRules((*self.layers, (rel_dir, rules)))
 
-    def ignored(self, rel: str, is_dir: bool) -> bool:
-        verdict = False
-        for base, spec in self.layers:
-            local = rel[len(base) + 1 :] if base else rel
-            result = spec.check_file(local + "/" if is_dir else local)
-            if result.include is not None:
-                verdict = result.include
-        return verdict
+    def ignored(self, rel: bytes, is_dir: bool) -> bool:
+        """Whether `rel` (bytes, from the root) is ignored: as in git, the deepest folder's
+        files first, the last line of them that matches deciding."""
+        for base, rules in reversed(self.layers):
+            verdict = rules.verdict(rel[len(base) + 1 :] if base else rel, is_dir)
+            if verdict is not None:
+                return verdict
+        return False
 
 
-def _gitignore_spec(
-    files: list[tuple[str, list[str]]], report: WalkReport
-) -> pathspec.GitIgnoreSpec:
-    """One folder's ignore rules. A line git accepts but pathspec cannot compile (`!`, a lone
-    `\\`, `[z-a]`) is skipped with a warning naming it; the other lines still apply."""
-    # Imported on first use: resolving a workspace (every search) needs no ignore rules.
-    import pathspec
-
-    with warnings.catch_warnings():
-        # `[[:alpha:]]` compiles to a regex that `re` warns about ("possible nested set").
-        warnings.simplefilter("ignore", FutureWarning)
-        try:
-            return pathspec.GitIgnoreSpec.from_lines([line for _, ls in files for line in ls])
-        except (ValueError, re.error):  # GitIgnorePatternError is a ValueError
-            pass
-        kept: list[str] = []
-        for shown, lines in files:
-            for number, line in enumerate(lines, 1):
-                try:
-                    pathspec.GitIgnoreSpec.from_lines([line])
-                except (ValueError, re.error):
+def _ignore_list(files: list[tuple[str, list[str]]], room: int, report: WalkReport) -> IgnoreList:
+    """One folder's ignore rules, with at most `room` wildcard lines. A line git keeps but
+    that can match no path (`!`, a lone `\\`, `foo\\`) is skipped with a warning naming it,
+    and so is a line past a cap (`wherein.gitignore`); the other lines still apply."""
+    rules = []
+    for shown, lines in files:
+        capped = False
+        for number, line in enumerate(lines, 1):
+            if room <= 0 and is_wildcard_line(line):
+                if not capped:
+                    capped = True
                     report.warn(
-                        f"Skipped line {number} of {shown} ({line!r}): wherein cannot match "
-                        "it; fix or remove the line."
+                        f"Skipped line {number} of {shown} ({_quoted(line)}) and the wildcard "
+                        f"lines after it: more than {MAX_WILDCARD_LINES:,} wildcard lines "
+                        "apply to this folder; write the rest as literal names or `*.ext` "
+                        "lines, which have no limit."
                     )
-                    continue
-                kept.append(line)
-        return pathspec.GitIgnoreSpec.from_lines(kept)
+                continue
+            try:
+                rule = compile_rule(line)
+            except Unmatchable:
+                report.warn(
+                    f"Skipped line {number} of {shown} ({_quoted(line)}): wherein cannot "
+                    "match it; fix or remove the line."
+                )
+                continue
+            except TooManyWildcards:
+                report.warn(
+                    f"Skipped line {number} of {shown} ({_quoted(line)}): it has more than "
+                    f"{MAX_LINE_WILDCARDS} `*` wildcards; split it into simpler lines."
+                )
+                continue
+            if rule is not None:
+                rules.append(rule)
+                room -= rule.glob is not None
+    return IgnoreList(rules)
+
+
+def _quoted(line: str) -> str:
+    """The line as Python writes it, cut to its first 80 characters: a planted line may be
+    a megabyte long."""
+    if len(line) <= 80:
+        return repr(line)
+    return f"{line[:80]!r}... ({len(line):,} characters)"
 
 
 def _read_control_file(dir_fd: int, name: str, shown: str, report: WalkReport) -> list[str]:
@@ -259,7 +283,7 @@ def _read_control_file(dir_fd: int, name: str, shown: str, report: WalkReport) -
             f"{CONTROL_FILE_MAX_BYTES >> 20} MiB."
         )
         return []
-    return [] if data is None else data.decode("utf-8", errors="replace").splitlines()
+    return [] if data is None else ignore_file_lines(data)
 
 
 def _watch_entry(watched: list, path: str, entry: os.DirEntry) -> None:
@@ -307,15 +331,16 @@ def walk_root(root: Root, max_file_bytes: int, report: WalkReport) -> Iterator[F
     rules = _IgnoreRules()
     exclude = _git_exclude(root, report)
     if exclude:
-        rules = rules.with_files("", [(root.display(".git/info/exclude"), exclude)], report)
-    # (path, rel, rules that apply, (st_dev, st_ino) the parent's listing showed)
-    stack: list[tuple[str, str, _IgnoreRules, tuple[int, int] | None]] = [
-        (str(root.path), "", rules, None)
+        rules = rules.with_files(b"", [(root.display(".git/info/exclude"), exclude)], report)
+    # (path, rel, rel in the bytes of its names, rules that apply, (st_dev, st_ino) the
+    # parent's listing showed)
+    stack: list[tuple[str, str, bytes, _IgnoreRules, tuple[int, int] | None]] = [
+        (str(root.path), "", b"", rules, None)
     ]
     while stack:
-        directory, rel_dir, rules, expected = stack.pop()
+        directory, rel_dir, raw_dir, rules, expected = stack.pop()
         files, subdirs = _list_folder(
-            root, directory, rel_dir, rules, expected, max_file_bytes, report
+            root, directory, (rel_dir, raw_dir), rules, expected, max_file_bytes, report
         )
         yield from files
         stack.extend(reversed(subdirs))
@@ -343,13 +368,17 @@ def _git_exclude(root: Root, report: WalkReport) -> list[str]:
 def _list_folder(
     root: Root,
     directory: str,
-    rel_dir: str,
+    rels: tuple[str, bytes],
     rules: _IgnoreRules,
     expected: tuple[int, int] | None,
     max_file_bytes: int,
     report: WalkReport,
-) -> tuple[list[FileEntry], list[tuple[str, str, _IgnoreRules, tuple[int, int]]]]:
-    """The files of one folder to yield, and its subfolders to walk, in name order."""
+) -> tuple[list[FileEntry], list[tuple[str, str, bytes, _IgnoreRules, tuple[int, int]]]]:
+    """The files of one folder to yield, and its subfolders to walk, in name order.
+
+    `rels` is the folder's path from the root as shown and in the bytes of its names: ignore
+    rules match bytes, as git's do."""
+    rel_dir, raw_dir = rels
     shown_dir = f"{root.display(rel_dir) or '.'}/"
     try:
         fd, info = _open_folder(directory, expected)
@@ -371,12 +400,13 @@ def _list_folder(
                 _watch_entry(report.watched, path, entry)
                 shown = root.display(f"{rel_dir}/{entry.name}" if rel_dir else entry.name)
                 ignore_files.append((shown, _read_control_file(fd, entry.name, shown, report)))
-        rules = rules.with_files(rel_dir, ignore_files, report)
+        rules = rules.with_files(raw_dir, ignore_files, report)
         files: list[FileEntry] = []
         subdirs = []
         for entry in entries:
             name = display_name(entry.name)
             rel = f"{rel_dir}/{name}" if rel_dir else name
+            raw = raw_dir + b"/" + os.fsencode(entry.name) if raw_dir else os.fsencode(entry.name)
             try:
                 if entry.is_symlink():
                     report.symlinks += 1
@@ -393,12 +423,12 @@ def _list_folder(
                     or _is_virtualenv(path)
                 ):
                     continue
-                if not rules.ignored(rel, is_dir=True):
-                    subdirs.append((path, rel, rules, (info.st_dev, info.st_ino)))
+                if not rules.ignored(raw, is_dir=True):
+                    subdirs.append((path, rel, raw, rules, (info.st_dev, info.st_ino)))
                 continue
             if not stat.S_ISREG(info.st_mode) or entry.name in IGNORE_FILE_NAMES:
                 continue
-            if rules.ignored(rel, is_dir=False):
+            if rules.ignored(raw, is_dir=False):
                 continue
             if info.st_size > max_file_bytes:
                 report.too_large += 1
