@@ -123,6 +123,9 @@ def _build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--project", help="only requests whose project path contains this")
     baseline.add_argument("--json", action="store_true", help="print one JSON object")
     baseline.add_argument("--html", metavar="FILE", help="also write the report as an HTML page")
+    baseline.add_argument(
+        "--no-cache", action="store_true", help="read every file again; keep no parse cache"
+    )
 
     evaluation = commands.add_parser("eval", help="score search on this repository's history")
     evaluation.add_argument("--workspace", help="the git checkout (default: the current folder)")
@@ -420,6 +423,7 @@ def _baseline(args: argparse.Namespace) -> int:
         until=args.until,
         project=args.project,
         with_days=bool(args.html),
+        cache=not args.no_cache,
     )
     if args.html:
         from wherein.meter.html import write_html

@@ -49,7 +49,13 @@ def format_report(summary: dict, *, ascii_only: bool = False) -> str:
     lines += ["", _period_title(summary), *_block(_total_rows(summary))]
     lines += ["", "NOTES"]
     for note in _notes(summary):
-        lines += textwrap.wrap(note, TEXT_WIDTH, initial_indent="  - ", subsequent_indent="    ")
+        lines += textwrap.wrap(
+            note,
+            TEXT_WIDTH,
+            initial_indent="  - ",
+            subsequent_indent="    ",
+            break_on_hyphens=False,  # paths (-home-me-app) stay whole
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -187,6 +193,15 @@ def _notes(summary: dict) -> list[str]:
         notes.append(f"{merged} streamed copies of Claude responses merged into their request.")
     if summary["repeated_events"]:
         notes.append(f"{_count(summary['repeated_events'])} repeated Codex totals skipped.")
+    if summary.get("replayed_turns"):
+        replayed = _count(summary["replayed_turns"])
+        notes.append(
+            f"{replayed} Codex turns replayed into a forked or resumed rollout counted once."
+        )
+    not_understood = summary.get("not_understood", [])
+    if not_understood:
+        kinds = "; ".join(f"{item['lines']:,} of {item['what']}" for item in not_understood)
+        notes.append(f"Not understood, so not counted (a newer agent may write them): {kinds}.")
     if summary["unmatched_usage_rows"]:
         stray = _count(summary["unmatched_usage_rows"])
         notes.append(f"{stray} recall calls in usage.jsonl match no session of these ledgers.")
@@ -194,6 +209,12 @@ def _notes(summary: dict) -> list[str]:
     notes += [f"Unreadable, skipped: {item}" for item in unreadable]
     if any(item.endswith(LINK_REASON) for item in unreadable):
         notes.append(LINKS_NOT_FOLLOWED)
+    problem = summary["sources"].get("cache_problem")
+    if problem:
+        notes.append(
+            f"Parse cache not used: {problem}; every file was read. Remove that file, and the "
+            "next run starts a new cache."
+        )
     rules = summary["rules"]
     tables = ", ".join(rules["price_tables"])
     notes.append(f"Prices: {tables}; 1-hour cache writes at the {rules['one_hour_cache_writes']}.")
