@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.meter.ledger_fixtures import write_claude_projects
 from wherein.cli import main
+from wherein.meter.prices import load_prices
 
 SONNET = "claude-sonnet-4-5-20250929"
 CODEX = "gpt-5-codex"
@@ -185,3 +187,35 @@ def test_a_fork_whose_parent_is_gone_still_counts_the_replayed_turns_once(tmp_pa
     summary = _baseline(capsys)
     assert (summary["requests"], summary["replayed_turns"]) == (3, 0)
     assert summary["cost_usd"] == pytest.approx((1575 + 2025 + 2025) / 1e6)
+
+
+# --- Cache writes: 1-hour at 2x input, 5-minute at 1.25x, and the share of each ----------
+
+
+def test_each_ttl_of_cache_writes_is_priced_at_its_own_rate_and_shown_with_its_share(
+    tmp_path, capsys
+):
+    # The shared fixture (ledger_fixtures.py): A1 writes 1000 tokens for 1 hour on sonnet-4-5
+    # (6 = 2 x 3 in) = 6000; A2 writes 200 for 5 minutes (3.75 = 1.25 x 3) = 750; B2 writes
+    # 500 for 5 minutes on opus-4-5 (6.25 = 1.25 x 5) = 3125. Cache writes 9875 of 267,970.
+    book = load_prices()
+    for model in ("claude-sonnet-4-5", "claude-opus-4-5"):
+        rates = book.lookup(model, 1.8e9).rates
+        assert (rates.cache_write_5m, rates.cache_write_1h) == (
+            pytest.approx(1.25 * rates.input),
+            pytest.approx(2 * rates.input),
+        )
+    write_claude_projects(tmp_path / "home" / ".claude")
+    summary = _baseline(capsys)
+    assert summary["cache_write_split_usd"] == {
+        "5m": pytest.approx(3875 / 1e6),
+        "1h": pytest.approx(6000 / 1e6),
+    }
+    assert summary["cost_split_usd"]["cache_write"] == pytest.approx(9875 / 1e6)
+    assert summary["cost_usd"] == pytest.approx(267_970 / 1e6)
+    assert main(["baseline"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    five = next(line for line in lines if "5-minute cache writes" in line)
+    hour = next(line for line in lines if "1-hour cache writes" in line)
+    assert "$0.0039" in five and "1.4%; 39.2% of cache writes" in five
+    assert "$0.0060" in hour and "2.2%; 60.8% of cache writes" in hour

@@ -145,13 +145,22 @@ def _total_rows(summary: dict) -> list[Row]:
     if summary["stored_cost_requests"]:
         parts.append(("  stored in the ledger", split["stored"]))
     hit_rate = summary["cache_hit_rate"]
+    split_rows = [(label, _usd(v), _percent(v / total if total else None)) for label, v in parts]
+    writes = summary.get("cache_write_split_usd")  # absent from a summary saved before it
+    if writes and split["cache_write"]:
+        at = 2  # under "cache writes": what each TTL cost, of the total and of the writes
+        for label, value in (("5-minute", writes["5m"]), ("1-hour", writes["1h"])):
+            of_total = _percent(value / total if total else None)
+            note = f"{of_total}; {_percent(value / split['cache_write'])} of cache writes"
+            at += 1
+            split_rows.insert(at, (f"    {label} cache writes", _usd(value), note))
     return [
         ("sessions", _count(summary["sessions"]), ""),
         ("requests", _count(summary["requests"]), ""),
         ("cost", _usd(total), ""),
         ("cache hit rate", _percent(hit_rate) or "n/a", "cache reads / all context tokens"),
         ("cost split", "", ""),
-        *((label, _usd(v), _percent(v / total if total else None)) for label, v in parts),
+        *split_rows,
         ("model calls per day", _number(summary["calls_per_day"]), "over the whole period"),
         ("cost per day", _usd(summary["cost_per_day"]), ""),
     ]
