@@ -126,6 +126,11 @@ def _build_parser() -> argparse.ArgumentParser:
     baseline.add_argument(
         "--no-cache", action="store_true", help="read every file again; keep no parse cache"
     )
+    baseline.add_argument(
+        "--by",
+        metavar="GROUP",
+        help="a row per day, week, month, session, project or model",
+    )
 
     evaluation = commands.add_parser("eval", help="score search on this repository's history")
     evaluation.add_argument("--workspace", help="the git checkout (default: the current folder)")
@@ -424,6 +429,7 @@ def _baseline(args: argparse.Namespace) -> int:
         project=args.project,
         with_days=bool(args.html),
         cache=not args.no_cache,
+        by=args.by,
     )
     if args.html:
         from wherein.meter.html import write_html
@@ -432,6 +438,10 @@ def _baseline(args: argparse.Namespace) -> int:
         _say(f"wrote the HTML report to {args.html} ({size:,} bytes).")
     if args.json:
         _dump(summary)  # built whole before writing: a failure never leaves half a JSON
+    elif args.by:
+        from wherein.meter.report import format_breakdown
+
+        sys.stdout.write(visible(format_breakdown(summary)))
     else:
         ascii_only = not _can_encode(sys.stdout, "\u2588\u2589")  # the step chart's blocks
         sys.stdout.write(visible(format_report(summary, ascii_only=ascii_only)))

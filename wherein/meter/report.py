@@ -6,7 +6,13 @@ import textwrap
 
 from wherein.meter.textchart import format_step_chart
 
-__all__ = ["format_report", "report_rows"]
+__all__ = [
+    "BREAKDOWN_COLUMNS",
+    "breakdown_cells",
+    "format_breakdown",
+    "format_report",
+    "report_rows",
+]
 
 TEXT_WIDTH = 96  # sentences wrap here; the figures' lines stay whole
 LABEL_WIDTH = 30  # "avg context/request (typical)" plus one space, as in issue 7's block
@@ -57,6 +63,88 @@ def format_report(summary: dict, *, ascii_only: bool = False) -> str:
             break_on_hyphens=False,  # paths (-home-me-app) stay whole
         )
     return "\n".join(lines) + "\n"
+
+
+def format_breakdown(summary: dict) -> str:
+    """Render `summary["breakdowns"][summary["by"]]` as a table, then the report's notes."""
+    by = summary["by"]
+    table = summary["breakdowns"][by]
+    head = ["", *BREAKDOWN_COLUMNS[1:]]
+    body = [breakdown_cells(row) for row in table["rows"]]
+    total = breakdown_cells({"key": "total", **table["total"]})
+    widths = [max(len(r[i]) for r in [head, *body, total]) for i in range(len(head))]
+    widths[0] = min(max(widths[0], len(by)), LABEL_MAX)
+
+    def line(cells: list[str]) -> str:
+        first = _cut(cells[0], widths[0]).ljust(widths[0])
+        rest = "".join(
+            f"  {cell:>{width}}" for cell, width in zip(cells[1:], widths[1:], strict=True)
+        )
+        return f"  {first}{rest}"
+
+    period = _period_title(summary).replace("ALL SESSIONS", "").strip()
+    lines = [f"BY {by.upper()}  {period}".rstrip(), line([by, *head[1:]])]
+    lines += [line(cells) for cells in body] or ["  (no request matches)"]
+    lines.append(line(total))
+    if any(row["unpriced_requests"] for row in table["rows"]):
+        lines.append("  * some of the row's requests have no price: see the notes.")
+    lines += ["", "NOTES"]
+    for note in _notes(summary):
+        lines += textwrap.wrap(
+            note,
+            TEXT_WIDTH,
+            initial_indent="  - ",
+            subsequent_indent="    ",
+            break_on_hyphens=False,
+        )
+    return "\n".join(lines) + "\n"
+
+
+BREAKDOWN_COLUMNS = (
+    "key",
+    "sessions",
+    "requests",
+    "input",
+    "cache read",
+    "cache write",
+    "output",
+    "cost",
+)
+LABEL_MAX = 44  # a session id or project path past this is cut in the middle
+
+
+def breakdown_cells(row: dict) -> list[str]:
+    """One breakdown row as the text table's cells (tokens in K, M and B; cost in dollars)."""
+    tokens = row["tokens"]
+    cost = row["cost_usd"]
+    if cost is None:
+        shown = "unpriced"
+    else:
+        shown = _usd(cost) + ("*" if row.get("unpriced_requests") else "")
+    return [
+        row["key"],
+        _count(row["sessions"]),
+        _count(row["requests"]),
+        _tokens(tokens["input"]),
+        _tokens(tokens["cache_read"]),
+        _tokens(tokens["cache_write_5m"] + tokens["cache_write_1h"]),
+        _tokens(tokens["output"]),
+        shown,
+    ]
+
+
+def _tokens(n: int) -> str:
+    for size, unit in ((10**9, "B"), (10**6, "M"), (10**3, "K")):
+        if n >= 10 * size:
+            return f"{n / size:,.1f}{unit}"
+    return f"{n:,}"
+
+
+def _cut(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    keep = width - 3
+    return f"{text[: keep // 2]}...{text[len(text) - (keep - keep // 2) :]}"
 
 
 def report_rows(summary: dict) -> dict:

@@ -30,11 +30,13 @@ from wherein.meter.usage import SEARCH_ACTION, UsageRow
 __all__ = [
     "CHARS_PER_TOKEN",
     "COST_PARTS",
+    "TOKEN_KINDS",
     "Filters",
     "admitted_rows",
     "day_costs",
     "recall_session_names",
     "summarize",
+    "why_unpriced",
 ]
 
 # Tokens kept out of context are estimated from characters; four characters a token is the
@@ -145,7 +147,7 @@ def summarize(
         "rejected_rows": ledger.stats.rejected,
         "rejected": ledger.stats.rejected_list(),
         "unpriced_models": [
-            {"model": model, "requests": n, "tokens": t, "reason": _why_unpriced(prices, model)}
+            {"model": model, "requests": n, "tokens": t, "reason": why_unpriced(prices, model)}
             for model, (n, t) in sorted(totals.unpriced.items())
         ],
         "unpriced_requests": sum(n for n, _ in totals.unpriced.values()),
@@ -348,7 +350,8 @@ def _date(day: int) -> str:
     return datetime.fromtimestamp(day * SECONDS_PER_DAY, tz=timezone.utc).date().isoformat()
 
 
-def _why_unpriced(prices: PriceBook, model: str) -> str:
+def why_unpriced(prices: PriceBook, model: str) -> str:
+    """Why `model` has no price: not in the table, or not yet at the time asked about."""
     rows = prices.candidates(model)
     if not rows:
         return "not in the price table"
