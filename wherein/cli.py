@@ -132,6 +132,11 @@ def _build_parser() -> argparse.ArgumentParser:
         help="a row per day, week, month, session, project or model",
     )
 
+    commands.add_parser(
+        "statusline",
+        help="one line for Claude Code's status bar: this session's recall calls and cost",
+    )
+
     evaluation = commands.add_parser("eval", help="score search on this repository's history")
     evaluation.add_argument("--workspace", help="the git checkout (default: the current folder)")
     evaluation.add_argument("--commits", type=int, help="mine up to N commits (default 1000)")
@@ -151,6 +156,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 usage error, 1 other failure)."""
+    if (sys.argv[1:] if argv is None else list(argv)) == ["statusline"]:
+        return _statusline(None)  # runs on every refresh of the agent's status bar: no parser
     args = _build_parser().parse_args(argv)
     try:
         _clean_arguments(args)
@@ -167,6 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "doctor": _doctor,
             "history": _history,
             "eval": _eval,
+            "statusline": _statusline,
         }[args.command]
         return handler(args)
     except WhereinError as err:
@@ -460,6 +468,12 @@ def _history(args: argparse.Namespace) -> int:
     from wherein.history.command import run_history
 
     return run_history(args, _settings(None), sys.stdout, sys.stderr)
+
+
+def _statusline(args: argparse.Namespace | None) -> int:
+    from wherein.meter.statusline import run_statusline
+
+    return run_statusline(sys.stdin.buffer, sys.stdout)
 
 
 def _eval(args: argparse.Namespace) -> int:

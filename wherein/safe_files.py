@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
@@ -140,6 +139,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         info = None
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise UnsafeFile(f"it is {_kind(info.st_mode)}, not a regular file")
+    import tempfile  # here, not above: a status-line refresh that writes nothing never needs it
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

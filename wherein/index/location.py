@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Mapping
@@ -25,6 +24,8 @@ def data_home(environ: Mapping[str, str] | None = None) -> Path:
 
 def index_dir(workspace: Path, environ: Mapping[str, str] | None = None) -> Path:
     """`<data home>/workspaces/<basename>-<hash of the absolute path>`."""
+    import hashlib  # here: `data_home` alone (the status line's) needs no OpenSSL
+
     absolute = str(workspace.resolve())
     digest = hashlib.sha256(os.fsencode(absolute)).hexdigest()[:16]
     name = re.sub(r"[^A-Za-z0-9._-]", "_", workspace.name)[:40] or "root"

@@ -11,20 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from wherein.meter.bounds import (
-    COUNT_TOO_LARGE,
-    MAX_COUNT,
-    NEGATIVE_COUNT,
-    OutOfRange,
-    check_cost,
-    check_count,
-    check_time,
-)
+from wherein.meter.bounds import OutOfRange
 from wherein.meter.jsonl import ReadStats, iter_json_lines
 from wherein.meter.parsed import (
     DEDUPE_FIRST,
@@ -34,6 +24,13 @@ from wherein.meter.parsed import (
     NO_KEY,
     Merger,
     ParsedFile,
+)
+from wherein.meter.responses import (
+    LINE_TYPES,
+    RECALL_TOOL,
+    SYNTHETIC_MODEL,
+    response_usage,
+    short_label,
 )
 from wherein.meter.table import NO_COST, SOURCE_CLAUDE, Request, RequestTable
 
@@ -49,42 +46,7 @@ __all__ = [
 ]
 
 PROJECTS_DIR = "projects"
-RECALL_TOOL = re.compile(r"^mcp__.+__recall$")  # mcp__<server>__recall, any server name
-# Claude Code writes locally generated notices (API errors, "no response requested") as
-# assistant lines with this model and zero usage: they are not billed model calls.
-SYNTHETIC_MODEL = "<synthetic>"
 DEDUPE_KEY_BYTES = KEY_BYTES
-# Line types Claude Code writes that hold no model call; any other is counted as not
-# understood (a newer version's), never an error.
-LINE_TYPES = frozenset(
-    {
-        "user",
-        "system",
-        "summary",
-        "file-history-snapshot",
-        "queue-operation",
-        "progress",
-        "attachment",
-        "result",
-        "custom-title",
-        "tag",
-    }
-)
-# Usage fields that are read, or known to bill nothing extra; another field ending in
-# `_tokens` may be a kind of token this meter does not price, and is counted as not understood.
-USAGE_KEYS_SEEN = frozenset(
-    {
-        "input_tokens",
-        "cache_creation_input_tokens",
-        "cache_read_input_tokens",
-        "output_tokens",
-        "cache_creation",
-        "service_tier",
-        "server_tool_use",
-        "inference_geo",
-    }
-)
-CACHE_SPLIT_KEYS = frozenset({"ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"})
 
 
 def claude_candidates(environ: Mapping[str, str] | None = None) -> list[Path]:
@@ -170,7 +132,7 @@ def parse_claude(path: Path, dedupe: str = DEDUPE_LARGEST) -> ParsedFile:
         kind = line.get("type")
         if kind != "assistant":
             if kind not in LINE_TYPES:
-                stats.note_not_understood(f"Claude line type {_short(kind)}")
+                stats.note_not_understood(f"Claude line type {short_label(kind)}")
             continue
         message = line.get("message")
         if type(message) is not dict:
@@ -188,7 +150,7 @@ def parse_claude(path: Path, dedupe: str = DEDUPE_LARGEST) -> ParsedFile:
         if model == SYNTHETIC_MODEL:
             continue
         try:
-            values = _request(line, message, model, stats)
+            values = response_usage(line, message, model, stats)
         except OutOfRange as err:
             stats.note_rejected(path, err.reason)
             continue
@@ -246,12 +208,6 @@ def _may_hold_a_response(raw: bytes) -> bool:
     return b'"assistant"' in raw
 
 
-def _short(value: Any) -> str:
-    """A value from a line, quoted short enough to be a count's label."""
-    text = value if isinstance(value, str) else type(value).__name__
-    return repr(text[:40] + "..." if len(text) > 40 else text)
-
-
 def _note_recall(found: list[tuple[str, str]], seen: set[str], session: str, content: list) -> None:
     for block in content:
         if not (type(block) is dict and block.get("type") == "tool_use"):
@@ -267,52 +223,6 @@ def _note_recall(found: list[tuple[str, str]], seen: set[str], session: str, con
         else:
             tool_id = ""
         found.append((session, tool_id))
-
-
-def _request(
-    line: dict, message: dict, model: Any, stats: ReadStats
-) -> tuple[float, int, int, int, int, int, float | None] | None:
-    """(time, input, cache read, 5-minute writes, 1-hour writes, output, stored cost) of one
-    assistant line, or None when its usage is malformed.
-
-    Raises:
-        OutOfRange: a count, the stored cost or the time is out of range (see bounds.py).
-    """
-    usage = message.get("usage")
-    when = check_time(line.get("timestamp"))
-    if type(usage) is not dict or type(model) is not str or not model or when is None:
-        return None
-    get = usage.get
-    fresh, write, read, output = counts = (
-        get("input_tokens"),
-        get("cache_creation_input_tokens", 0),
-        get("cache_read_input_tokens", 0),
-        get("output_tokens"),
-    )
-    for count in counts:  # inline check_count: this runs once per line
-        if type(count) is not int:
-            return None
-        if not 0 <= count < MAX_COUNT:
-            raise OutOfRange(NEGATIVE_COUNT if count < 0 else COUNT_TOO_LARGE)
-    write_1h = 0
-    split = get("cache_creation")
-    if type(split) is dict:
-        one_hour = split.get("ephemeral_1h_input_tokens", 0)
-        if not check_count(one_hour):
-            return None
-        # Whatever of the total the split does not put under 1h is billed at the 5-minute
-        # rate, Anthropic's default TTL; a split larger than the total is capped by it.
-        write_1h = min(one_hour, write)
-        if not split.keys() <= CACHE_SPLIT_KEYS:
-            for key in split.keys() - CACHE_SPLIT_KEYS:
-                stats.note_not_understood(f"Claude cache_creation field {_short(key)}")
-    if not usage.keys() <= USAGE_KEYS_SEEN:
-        for key in usage.keys() - USAGE_KEYS_SEEN:
-            if key.endswith("_tokens"):
-                stats.note_not_understood(f"Claude usage field {_short(key)}")
-    cost = line.get("costUSD")
-    stored = float(cost) if cost is not None and check_cost(cost) else None  # else priced
-    return when, fresh, read, write - write_1h, write_1h, output, stored
 
 
 def _project_from_path(path: Path) -> str:

@@ -16,9 +16,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-import tomlkit.exceptions
-
 try:  # the standard library's reader is ~15x faster than tomlkit here; 3.11+ only
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
@@ -173,8 +170,8 @@ def load_prices(environ: Mapping[str, str] | None = None) -> PriceBook:
 def parse_price_table(text: str, origin: str) -> list[PriceRow]:
     """Parse a price table in the format documented at the top of the shipped `prices.toml`."""
     try:
-        document = tomllib.loads(text) if tomllib is not None else tomlkit.parse(text).unwrap()
-    except (ValueError, tomlkit.exceptions.TOMLKitError) as err:  # TOMLDecodeError is a ValueError
+        document = tomllib.loads(text) if tomllib is not None else _tomlkit_loads(text)
+    except ValueError as err:  # TOMLDecodeError is a ValueError, and so is tomlkit's error here
         raise ConfigError(
             f"The price file {origin} is not valid TOML: {err}. Fix the line it names."
         ) from err
@@ -183,6 +180,18 @@ def parse_price_table(text: str, origin: str) -> list[PriceRow]:
         kind = type(entries).__name__
         raise ConfigError(f"The price file {origin} has 'price' as a {kind}; use [[price]] rows.")
     return [_parse_row(entry, origin, number) for number, entry in enumerate(entries, start=1)]
+
+
+def _tomlkit_loads(text: str) -> dict:  # pragma: no cover - Python 3.10
+    """tomlkit, imported only where there is no tomllib (it takes longer to import than the
+    status line may take to answer)."""
+    import tomlkit
+    import tomlkit.exceptions
+
+    try:
+        return tomlkit.parse(text).unwrap()
+    except tomlkit.exceptions.TOMLKitError as err:
+        raise ValueError(str(err)) from err
 
 
 def _parse_row(entry: Any, origin: str, number: int) -> PriceRow:

@@ -8,24 +8,38 @@ how much text recall returned against the source it was drawn from.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from wherein.index.location import data_home
 from wherein.meter.bounds import OutOfRange, check_count, check_time
-from wherein.meter.jsonl import ReadStats, iter_json_lines
+from wherein.safe_files import UnsafeFile, open_regular
 
-__all__ = ["SEARCH_ACTION", "UsageRow", "read_usage", "usage_path"]
+if TYPE_CHECKING:
+    from wherein.meter.jsonl import ReadStats
+
+__all__ = [
+    "SEARCH_ACTION",
+    "SESSION_TAIL_BYTES",
+    "UsageRow",
+    "read_usage",
+    "session_rows",
+    "usage_path",
+]
 
 USAGE_FILE_NAME = "usage.jsonl"
 SEARCH_ACTION = "search"  # the action that puts excerpts in the model's context
+# A row is about 250 bytes: 64 MiB holds the last quarter of a million recall calls.
+SESSION_TAIL_BYTES = 64 << 20
+USAGE_FILE_MAX_BYTES = 4 << 30  # as every ledger (jsonl.LEDGER_FILE_MAX_BYTES)
 
 
-@dataclass(frozen=True)
-class UsageRow:
-    """One recall call as the tool logged it."""
+class UsageRow(NamedTuple):
+    """One recall call as the tool logged it (a NamedTuple: `wherein statusline` reads these
+    on every refresh and does without dataclasses' import)."""
 
     time: float
     session: str
@@ -44,6 +58,8 @@ def usage_path(environ: Mapping[str, str] | None = None) -> Path:
 def read_usage(path: Path, stats: ReadStats) -> list[UsageRow]:
     """Every well-formed row of `path` (none if nothing is there); bad rows are counted, as
     malformed or, a value out of range, as rejected. A link at `path` is not followed."""
+    from wherein.meter.jsonl import iter_json_lines  # the status line needs none of it
+
     if not os.path.lexists(path):
         return []
     rows = []
@@ -57,6 +73,46 @@ def read_usage(path: Path, stats: ReadStats) -> list[UsageRow]:
             stats.note_malformed(path)
             continue
         rows.append(row)
+    return rows
+
+
+def session_rows(path: Path, session: str, tail_bytes: int = SESSION_TAIL_BYTES) -> list[UsageRow]:
+    """The well-formed rows of one session, read from the last `tail_bytes` of `path` only.
+
+    For the status line, which runs on every refresh: the rows are found by the bytes the
+    tool writes for this session (`"session": "<id>"`, `plugin/usage.py`) before any line is
+    parsed, and a session's rows are recent, so a ledger of years is never read whole. A
+    link, FIFO or unreadable file gives no rows.
+    """
+    needle = b'"session": ' + json.dumps(session, ensure_ascii=False).encode(
+        "utf-8", "surrogatepass"
+    )
+    try:
+        handle = open_regular(path, max_bytes=USAGE_FILE_MAX_BYTES)
+    except UnsafeFile:
+        return []
+    if handle is None:
+        return []
+    with handle:
+        size = os.fstat(handle.fileno()).st_size
+        start = max(0, size - tail_bytes)
+        handle.seek(start)
+        data = handle.read(size - start)
+    if start:  # the first line may be cut: it begins after the first newline
+        data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
+    rows = []
+    at = data.find(needle)
+    while at != -1:
+        begin = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end == -1 else end
+        try:
+            row = _row(json.loads(data[begin:end]))
+        except (ValueError, OutOfRange):  # not JSON, or a value out of range
+            row = None
+        if row is not None and row.session == session:
+            rows.append(row)
+        at = data.find(needle, end)
     return rows
 
 

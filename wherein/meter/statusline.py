@@ -1,0 +1,458 @@
+"""`wherein statusline`: one short line for the Claude Code session that runs it.
+
+Claude Code runs a status-line command after each assistant message (at most every 300 ms),
+passes it a JSON object on stdin (`session_id`, `transcript_path`, `cwd`, `workspace` with
+`current_dir` and `project_dir`, `model`, `cost`, ...: code.claude.com/docs/en/statusline)
+and shows the first line the command prints. This prints, for that session:
+
+    Recall 3 · 40x · ~117k tokens kept out (est.) · $1.23 this session
+
+recall calls, source chars over returned chars, and source minus returned as tokens at four
+characters a token (an estimate, and labelled one), from wherein's own usage ledger; then
+what the session's requests cost at the meter's prices, from its transcript.
+
+It runs on every refresh, so it reads no index and loads no model or numpy: the usage rows
+of this session alone (`usage.session_rows`), and only what was appended to the transcript
+since the last refresh (its offset kept in `<data home>/statusline/`, one small file per
+session), at most `TRANSCRIPT_READ_BYTES` a refresh, so a long session resumed is caught up
+over a few refreshes (the cost reads "at least" until then). The transcript is a file the
+session writes: it is opened as a ledger is (no link, regular files only, bounded).
+
+Whatever stdin holds (nothing, not JSON, no session), the command prints a neutral line and
+exits 0: a status bar has nowhere to show an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import select
+import sys
+import time
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TextIO
+
+from wherein.index.location import data_home
+from wherein.meter.bounds import OutOfRange
+from wherein.meter.responses import RECALL_TOOL, SYNTHETIC_MODEL, response_usage
+from wherein.meter.usage import SEARCH_ACTION, session_rows, usage_path
+from wherein.safe_files import UnsafeFile, open_regular, write_atomic
+from wherein.untrusted import one_line
+
+if TYPE_CHECKING:
+    from wherein.meter.prices import PriceBook
+
+__all__ = [
+    "NO_SESSION",
+    "STDIN_MAX_BYTES",
+    "TRANSCRIPT_READ_BYTES",
+    "SessionInput",
+    "format_status",
+    "parse_input",
+    "run_statusline",
+]
+
+STDIN_MAX_BYTES = 1 << 20  # the object Claude Code sends is a few KB
+STDIN_WAIT_S = 1.0  # it writes the object and closes stdin; a pipe left open is not waited on
+TRANSCRIPT_READ_BYTES = 8 << 20  # per refresh: ~50 ms of parsing at worst
+TRANSCRIPT_MAX_BYTES = 4 << 30  # as the baseline reader's cap (jsonl.LEDGER_FILE_MAX_BYTES)
+STATE_DIR = "statusline"
+STATE_MAX_BYTES = 16 << 20
+STATE_KEEP_S = 30 * 86_400  # a session's state unused for a month is removed
+STATE_VERSION = 1
+NO_SESSION = "Recall: no session yet"
+NO_CALLS = "Recall: no calls yet"
+SEPARATORS = {True: (" · ", "≥"), False: (" | ", ">=")}
+CHARS_PER_TOKEN = 4  # as the recall tool's own line and the baseline report estimate it
+
+
+class SessionInput(NamedTuple):
+    """What the status line needs of the JSON Claude Code passes it."""
+
+    session: str
+    transcript: Path | None
+
+
+def parse_input(data: bytes | None) -> SessionInput | None:
+    """The session named by Claude Code's status-line JSON, or None when there is none."""
+    if not data:
+        return None
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    session = value.get("session_id")
+    if not isinstance(session, str) or not session.strip():
+        return None
+    transcript = value.get("transcript_path")
+    path = Path(transcript) if isinstance(transcript, str) and transcript else None
+    return SessionInput(session, path)
+
+
+class _Cost:
+    """The session's responses read so far from its transcript files, kept between refreshes.
+
+    A plain class, as the rest of this module avoids what it need not import (dataclasses
+    alone takes longer to import than the status line takes to answer).
+    """
+
+    def __init__(
+        self,
+        files: dict[str, list[int]] | None = None,  # path -> [inode, offset]
+        responses: dict[str, list] | None = None,  # key -> [tokens, USD or None]
+        tool_ids: list[str] | None = None,  # recall tool_use ids seen
+        recall_calls: int = 0,
+    ) -> None:
+        self.files = files or {}
+        self.responses = responses or {}
+        self.tool_ids = tool_ids or []
+        self.recall_calls = recall_calls
+        self.behind = False  # a file still has bytes this refresh did not read
+        self.prices: PriceBook | None = None  # loaded when a response needs pricing
+
+    @property
+    def usd(self) -> float:
+        return sum(cost for _, cost in self.responses.values() if cost is not None)
+
+    @property
+    def unpriced(self) -> int:
+        return sum(1 for _, cost in self.responses.values() if cost is None)
+
+
+def run_statusline(
+    stdin: BinaryIO, stdout: TextIO, environ: Mapping[str, str] | None = None
+) -> int:
+    """Read Claude Code's JSON from `stdin`, print the session's line; always exits 0."""
+    try:
+        line = _status_line(_read_stdin(stdin), environ, _can_show(stdout))
+    except Exception as err:  # noqa: BLE001 - a status bar must get a line whatever went wrong
+        problem = f"{type(err).__name__}: {err}"
+        print(f"wherein statusline: {one_line(problem)}", file=sys.stderr)
+        line = NO_SESSION
+    stdout.write(one_line(line) + "\n")
+    stdout.flush()
+    return 0
+
+
+def _status_line(data: bytes | None, environ: Mapping[str, str] | None, rich: bool) -> str:
+    session = parse_input(data)
+    if session is None:
+        return NO_SESSION
+    rows = [
+        row
+        for row in session_rows(usage_path(environ), session.session)
+        if row.action == SEARCH_ACTION
+    ]
+    cost = _transcript_cost(session, environ) if session.transcript else None
+    if cost is not None and not cost.files:
+        cost = None  # no transcript there (yet): no cost to show
+    return format_status(
+        calls=len(rows),
+        returned_chars=sum(row.returned_chars for row in rows),
+        source_chars=sum(row.source_chars for row in rows),
+        transcript_calls=cost.recall_calls if cost else 0,
+        usd=cost.usd if cost else None,
+        unpriced=cost.unpriced if cost else 0,
+        behind=cost.behind if cost else False,
+        rich=rich,
+    )
+
+
+def format_status(
+    *,
+    calls: int,
+    returned_chars: int,
+    source_chars: int,
+    transcript_calls: int = 0,
+    usd: float | None = None,
+    unpriced: int = 0,
+    behind: bool = False,
+    rich: bool = True,
+) -> str:
+    """The line: recall figures from the usage rows (or, when the recall server did not know
+    the session's id, the calls seen in the transcript), then the session's cost."""
+    dot, at_least = SEPARATORS[rich]
+    if calls:
+        parts = [f"Recall {calls:,}"]
+        if returned_chars:
+            parts.append(_times(source_chars / returned_chars))
+        kept = max(source_chars - returned_chars, 0) // CHARS_PER_TOKEN
+        parts.append(f"~{_tokens(kept)} tokens kept out (est.)")
+    elif transcript_calls:
+        parts = [f"Recall {transcript_calls:,}"]
+    else:
+        parts = [NO_CALLS]
+    if usd is not None:
+        amount = f"${usd:.4f}" if 0 < usd < 0.01 else f"${usd:,.2f}"
+        shown = f"{at_least if behind else ''}{amount} this session"
+        if unpriced:
+            shown += f" (+{unpriced:,} unpriced)"
+        parts.append(shown)
+    return dot.join(parts)
+
+
+def _times(ratio: float) -> str:
+    return f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
+
+
+def _tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1000:.0f}k"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return str(n)
+
+
+def _can_show(stream: TextIO) -> bool:
+    try:
+        "·≥".encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _read_stdin(stream: BinaryIO) -> bytes | None:
+    """What Claude Code wrote on stdin, up to STDIN_MAX_BYTES; None for a terminal or nothing.
+
+    A pipe that stays open is read until STDIN_WAIT_S has passed, never waited on for ever.
+    """
+    try:
+        fd = stream.fileno()
+        if os.isatty(fd):
+            return None
+    except (OSError, ValueError, AttributeError):
+        return None
+    deadline = time.monotonic() + STDIN_WAIT_S
+    parts: list[bytes] = []
+    total = 0
+    while total <= STDIN_MAX_BYTES:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            ready, _, _ = select.select([fd], [], [], left)
+        except (OSError, ValueError):  # not selectable (a file): read it, bounded
+            ready = [fd]
+        if not ready:
+            break
+        block = os.read(fd, min(1 << 16, STDIN_MAX_BYTES + 1 - total))
+        if not block:
+            break
+        parts.append(block)
+        total += len(block)
+    if total > STDIN_MAX_BYTES:
+        return None
+    return b"".join(parts) or None
+
+
+def _state_path(session: str, environ: Mapping[str, str] | None) -> Path:
+    """`<data home>/statusline/<session>.json`: the id's safe characters (a uuid keeps them
+    all) and a checksum; the file names its session, so a collision only costs a re-read."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", session)[:64]
+    check = zlib.crc32(session.encode("utf-8", "surrogatepass"))
+    return data_home(environ) / STATE_DIR / f"{safe}-{check:08x}.json"
+
+
+def _transcript_cost(session: SessionInput, environ: Mapping[str, str] | None) -> _Cost:
+    """The session's cost so far: last refresh's state plus what its files gained since."""
+    path = _state_path(session.session, environ)
+    cost = _load_state(path, session.session)
+    fresh = not cost.files
+    before = (dict(cost.files), len(cost.responses))
+    budget = TRANSCRIPT_READ_BYTES
+    for transcript in _transcript_files(session.transcript):
+        budget -= _read_new(transcript, session.session, cost, environ, budget)
+    if cost.files != before[0] or len(cost.responses) != before[1]:
+        _save_state(path, session.session, cost)
+        if fresh:
+            _prune_states(path.parent)
+    return cost
+
+
+def _transcript_files(transcript: Path | None) -> list[Path]:
+    """The transcript and its subagents' (`<session>/subagents/*.jsonl` beside it), whose
+    requests count in the session as they do in `baseline`."""
+    if transcript is None:
+        return []
+    found = [transcript]
+    subagents = transcript.with_suffix("") / "subagents"
+    with contextlib.suppress(OSError):  # no subagent yet
+        found += sorted(p for p in subagents.iterdir() if p.suffix == ".jsonl")
+    return found
+
+
+def _read_new(
+    path: Path, session: str, cost: _Cost, environ: Mapping[str, str] | None, budget: int
+) -> int:
+    """Read what `path` gained since its offset, whole lines only; returns the bytes read."""
+    try:
+        handle = open_regular(path, max_bytes=TRANSCRIPT_MAX_BYTES)
+    except UnsafeFile:
+        return 0
+    if handle is None:
+        return 0
+    with handle:
+        info = os.fstat(handle.fileno())
+        inode, offset = cost.files.get(str(path), [info.st_ino, 0])
+        if inode != info.st_ino or offset > info.st_size:  # replaced or cut: read all again
+            cost.responses.clear()
+            cost.files.clear()
+            cost.tool_ids.clear()
+            cost.recall_calls = 0
+            cost.behind = True
+            offset = 0
+        want = min(info.st_size - offset, max(budget, 0))
+        if info.st_size - offset > want:
+            cost.behind = True
+        if want <= 0:
+            cost.files[str(path)] = [info.st_ino, offset]
+            return 0
+        handle.seek(offset)
+        data = handle.read(want)
+    end = data.rfind(b"\n") + 1  # a line still being written waits for the next refresh
+    for raw in data[:end].split(b"\n"):
+        if b'"assistant"' in raw:
+            _add_line(raw, session, cost, environ)
+    cost.files[str(path)] = [info.st_ino, offset + end]
+    return end
+
+
+class _Ignored:
+    """Where `response_usage` notes a field it does not know: the status line has no notes."""
+
+    def note_not_understood(self, what: str) -> None:
+        pass
+
+
+_IGNORED = _Ignored()
+
+
+def _add_line(raw: bytes, session: str, cost: _Cost, environ: Mapping[str, str] | None) -> None:
+    try:
+        line = json.loads(raw)
+    except ValueError:
+        return
+    if not isinstance(line, dict) or line.get("type") != "assistant":
+        return
+    if line.get("sessionId") != session:  # a resumed session's copy of another's lines
+        return
+    message = line.get("message")
+    if not isinstance(message, dict):
+        return
+    if b"recall" in raw and isinstance(message.get("content"), list):
+        _count_recall(message["content"], cost)
+    model = message.get("model")
+    if model == SYNTHETIC_MODEL:
+        return
+    try:
+        values = response_usage(line, message, model, _IGNORED)
+    except OutOfRange:
+        return
+    if values is None:
+        return
+    when, fresh, read, write_5m, write_1h, output, stored = values
+    tokens = fresh + read + write_5m + write_1h + output
+    message_id, request_id = message.get("id"), line.get("requestId")
+    if isinstance(message_id, str) and message_id:
+        key = f"{message_id}\x00{request_id if isinstance(request_id, str) else ''}"
+    else:
+        key = f"line {len(cost.responses)}"
+    seen = cost.responses.get(key)
+    if seen is not None and tokens <= seen[0]:
+        return  # a streamed copy no fuller than the one kept
+    usd = stored
+    if usd is None:
+        if cost.prices is None:
+            from wherein.meter.prices import load_prices  # only when a response is new
+
+            cost.prices = load_prices(environ)
+        row = cost.prices.lookup(model, when)
+        if row is not None:
+            rates, _ = row.rates_at(when, fresh + read + write_5m + write_1h)
+            usd = rates.cost(fresh, write_5m, write_1h, read, output)
+    cost.responses[key] = [tokens, usd]
+
+
+def _count_recall(content: list, cost: _Cost) -> None:
+    for block in content:
+        if not (isinstance(block, dict) and block.get("type") == "tool_use"):
+            continue
+        name = block.get("name")
+        if not (isinstance(name, str) and RECALL_TOOL.match(name)):
+            continue
+        tool_id = block.get("id")
+        if isinstance(tool_id, str) and tool_id:
+            if tool_id in cost.tool_ids:
+                continue
+            cost.tool_ids.append(tool_id)
+        cost.recall_calls += 1
+
+
+def _load_state(path: Path, session: str) -> _Cost:
+    """Last refresh's state for `session`, or a fresh one (none yet, or not ours to trust)."""
+    try:
+        handle = open_regular(path, max_bytes=STATE_MAX_BYTES)
+    except UnsafeFile:
+        return _Cost()
+    if handle is None:
+        return _Cost()
+    with handle:
+        data = handle.read()
+    try:
+        value = json.loads(data)
+        if value.get("version") != STATE_VERSION or value.get("session") != session:
+            return _Cost()
+        return _Cost(
+            files={str(k): [int(v[0]), int(v[1])] for k, v in value["files"].items()},
+            responses={str(k): [int(v[0]), _usd(v[1])] for k, v in value["responses"].items()},
+            tool_ids=[str(t) for t in value["tool_ids"]],
+            recall_calls=int(value["recall_calls"]),
+        )
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+        return _Cost()  # damaged: the transcript is read again from its start
+
+
+def _usd(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _save_state(path: Path, session: str, cost: _Cost) -> None:
+    state = {
+        "version": STATE_VERSION,
+        "session": session,
+        "files": cost.files,
+        "responses": cost.responses,
+        "tool_ids": cost.tool_ids,
+        "recall_calls": cost.recall_calls,
+    }
+    data = json.dumps(state, separators=(",", ":"), allow_nan=False).encode(
+        "utf-8", "surrogatepass"
+    )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, data)
+    except (OSError, UnsafeFile):
+        pass  # the next refresh reads the transcript again: slower, never wrong
+
+
+def _prune_states(folder: Path) -> None:
+    """Remove the state of sessions not refreshed for STATE_KEEP_S (run once per session)."""
+    cutoff = time.time() - STATE_KEEP_S
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.name.endswith(".json") and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                os.unlink(entry.path)
+        except OSError:
+            continue
