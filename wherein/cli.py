@@ -103,10 +103,20 @@ def _build_parser() -> argparse.ArgumentParser:
         scope.add_argument("--project", action="store_true", help="the workspace's config files")
         sub.add_argument("--workspace", help="the project (default: the current folder)")
         sub.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+        sub.add_argument(
+            "--statusline",
+            action="store_true",
+            help="Claude Code's status line: wherein's recall and cost line (uninstall: it alone)",
+        )
     install.add_argument(
         "--with-instructions",
         action="store_true",
         help="also add a note on when to call recall to CLAUDE.md / AGENTS.md",
+    )
+    install.add_argument(
+        "--force",
+        action="store_true",
+        help="with --statusline, replace a status line you have (uninstall puts it back)",
     )
     install.add_argument(
         "--command",
@@ -496,10 +506,10 @@ def _install(args: argparse.Namespace) -> int:
     if args.command == "install":
         scope = "project" if args.project else "user"
         plan = plan_install(args.agents, scope, workspace, server_command(args.command_name),
-                            args.with_instructions)  # fmt: skip
+                            args.with_instructions, args.statusline, args.force)  # fmt: skip
     else:
         scopes = ("project",) if args.project else ("user",) if args.user else ("user", "project")
-        plan = plan_uninstall(args.agents, scopes, workspace)
+        plan = plan_uninstall(args.agents, scopes, workspace, args.statusline)
     sys.stdout.write(visible(format_outcome(plan, apply_plan(plan, args.dry_run), args.dry_run)))
     return 0
 
