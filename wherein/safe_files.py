@@ -121,12 +121,13 @@ def not_regular(path: Path) -> str | None:
     return None if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Replace `path` with `data`, never writing through a link planted at or beside it.
 
     The data goes to a new file with a random name in the same folder (`mkstemp` opens it with
-    `O_CREAT | O_EXCL`, so an existing name, link or not, is never reused), is flushed, and is
-    renamed over `path`. A `path` that is a symbolic link or not a regular file is refused:
+    `O_CREAT | O_EXCL`, so an existing name, link or not, is never reused), is flushed (to
+    the disk too, unless not `durable`: a cache that may be lost), and is renamed over
+    `path`. A `path` that is a symbolic link or not a regular file is refused:
     replacing it would silently change what the link's owner meant.
 
     Raises:
@@ -147,7 +148,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         if info is not None:
             os.chmod(tmp, stat.S_IMODE(info.st_mode))
         os.replace(tmp, path)

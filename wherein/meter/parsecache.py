@@ -58,6 +58,12 @@ def file_signature(path: Path, follow_links: bool) -> Signature | None:
     return (info.st_size, info.st_mtime_ns, info.st_ino)
 
 
+def _key(path: Path) -> bytes:
+    """A record's path: absolute (a `--ledger` named relative to one folder is not the file
+    of that name in another), as bytes (any name a file system allows)."""
+    return os.fsencode(os.path.abspath(path))
+
+
 class ParseCache:
     """The records of one cache file; `load` before any lookup, `close` to write and prune."""
 
@@ -89,7 +95,7 @@ class ParseCache:
         """Whether a record for `path` read under `rule` matches `signature`."""
         if signature is None or self.problem is not None:
             return False
-        return self._known.get((os.fsencode(path), rule)) == signature
+        return self._known.get((_key(path), rule)) == signature
 
     def get(self, path: Path, rule: str) -> ParsedFile | None:
         """The record `has` found, or None when it cannot be read back.
@@ -107,7 +113,7 @@ class ParseCache:
                 self._fail(err)
                 return None
             self._data = {(bytes(p), r): bytes(data) for p, r, data in rows}
-        data = self._data.pop((os.fsencode(path), rule), None)
+        data = self._data.pop((_key(path), rule), None)
         if data is None:
             return None
         try:
@@ -121,7 +127,7 @@ class ParseCache:
         if self.problem is not None or parsed.signature is None or parsed.stats.unreadable:
             return
         blob = parsed.to_bytes() if data is None else data
-        self._pending.append((os.fsencode(path), rule, parsed.signature, blob))
+        self._pending.append((_key(path), rule, parsed.signature, blob))
 
     def close(self) -> None:
         """Write what `put` kept, forget the records of files that are gone, and close."""

@@ -11,11 +11,12 @@ recall calls, source chars over returned chars, and source minus returned as tok
 characters a token (an estimate, and labelled one), from wherein's own usage ledger; then
 what the session's requests cost at the meter's prices, from its transcript.
 
-It runs on every refresh, so it reads no index and loads no model or numpy: the usage rows
-of this session alone (`usage.session_rows`), and only what was appended to the transcript
-since the last refresh (its offset kept in `<data home>/statusline/`, one small file per
-session), at most `TRANSCRIPT_READ_BYTES` a refresh, so a long session resumed is caught up
-over a few refreshes (the cost reads "at least" until then). The transcript is a file the
+It runs on every refresh, so it reads no index and loads no model or numpy, and it reads
+only what was appended since the last refresh (offsets and sums kept in `<data home>/
+statusline/`, one small file per session): of the usage ledger, this session's rows alone
+(`usage.session_rows`); of the transcript, at most `TRANSCRIPT_READ_BYTES` a refresh, so a
+long session resumed is caught up over a few refreshes (the cost reads "at least" until
+then). The transcript is a file the
 session writes: it is opened as a ledger is (no link, regular files only, bounded).
 
 Whatever stdin holds (nothing, not JSON, no session), the command prints a neutral line and
@@ -58,12 +59,13 @@ __all__ = [
 
 STDIN_MAX_BYTES = 1 << 20  # the object Claude Code sends is a few KB
 STDIN_WAIT_S = 1.0  # it writes the object and closes stdin; a pipe left open is not waited on
-TRANSCRIPT_READ_BYTES = 8 << 20  # per refresh: ~50 ms of parsing at worst
+TRANSCRIPT_READ_BYTES = 4 << 20  # per refresh: 40-80 ms of parsing at worst
 TRANSCRIPT_MAX_BYTES = 4 << 30  # as the baseline reader's cap (jsonl.LEDGER_FILE_MAX_BYTES)
 STATE_DIR = "statusline"
 STATE_MAX_BYTES = 16 << 20
 STATE_KEEP_S = 30 * 86_400  # a session's state unused for a month is removed
-STATE_VERSION = 1
+STATE_VERSION = 2
+RECENT_RESPONSES = 512  # responses whose streamed copies may still arrive
 NO_SESSION = "Recall: no session yet"
 NO_CALLS = "Recall: no calls yet"
 SEPARATORS = {True: (" · ", "≥"), False: (" | ", ">=")}
@@ -95,34 +97,99 @@ def parse_input(data: bytes | None) -> SessionInput | None:
     return SessionInput(session, path)
 
 
-class _Cost:
-    """The session's responses read so far from its transcript files, kept between refreshes.
+class _State:
+    """What the last refresh read of the session, so this one reads only what came after.
 
-    A plain class, as the rest of this module avoids what it need not import (dataclasses
-    alone takes longer to import than the status line takes to answer).
+    Streamed copies of a response are merged as `baseline` merges them (the fullest kept), in
+    a map of the last RECENT_RESPONSES responses; older ones are settled into totals, since a
+    copy never arrives hundreds of responses after its first line. A plain class: the rest of
+    this module avoids what it need not import (dataclasses alone takes longer to import
+    than the status line takes to answer).
     """
 
-    def __init__(
-        self,
-        files: dict[str, list[int]] | None = None,  # path -> [inode, offset]
-        responses: dict[str, list] | None = None,  # key -> [tokens, USD or None]
-        tool_ids: list[str] | None = None,  # recall tool_use ids seen
-        recall_calls: int = 0,
-    ) -> None:
-        self.files = files or {}
-        self.responses = responses or {}
-        self.tool_ids = tool_ids or []
-        self.recall_calls = recall_calls
-        self.behind = False  # a file still has bytes this refresh did not read
+    def __init__(self, session: str) -> None:
+        self.session = session
+        self.files: dict[str, list[int]] = {}  # transcript path -> [inode, offset read to]
+        self.recent: dict[str, list] = {}  # response key -> [tokens, USD or None]
+        self.settled_usd = 0.0
+        self.settled_unpriced = 0
+        self.tool_ids: list[str] = []  # the last recall tool_use ids seen
+        self.recall_calls = 0  # recall tool_use blocks in the transcripts
+        self.unnamed = 0  # response lines without a message id, each its own request
+        self.usage = [0, 0, 0, 0, 0]  # usage.jsonl: inode, offset read to, searches, chars
+        self.usage_read = False
+        self.behind = False  # a transcript still has bytes this refresh did not read
         self.prices: PriceBook | None = None  # loaded when a response needs pricing
 
     @property
     def usd(self) -> float:
-        return sum(cost for _, cost in self.responses.values() if cost is not None)
+        return self.settled_usd + sum(c for _, c in self.recent.values() if c is not None)
 
     @property
     def unpriced(self) -> int:
-        return sum(1 for _, cost in self.responses.values() if cost is None)
+        return self.settled_unpriced + sum(1 for _, c in self.recent.values() if c is None)
+
+    def restart_transcripts(self) -> None:
+        """Forget what was read of the transcripts (one was replaced or cut)."""
+        self.files.clear()
+        self.recent.clear()
+        self.settled_usd, self.settled_unpriced = 0.0, 0
+        self.tool_ids.clear()
+        self.recall_calls = self.unnamed = 0
+        self.behind = True
+
+    def keep(self, key: str, tokens: int, usd: float | None) -> None:
+        self.recent[key] = [tokens, usd]
+        while len(self.recent) > RECENT_RESPONSES:
+            _, (_, settled) = _pop_oldest(self.recent)
+            if settled is None:
+                self.settled_unpriced += 1
+            else:
+                self.settled_usd += settled
+
+    def to_json(self) -> dict:
+        return {
+            "version": STATE_VERSION,
+            "session": self.session,
+            "files": self.files,
+            "recent": self.recent,
+            "settled": [self.settled_usd, self.settled_unpriced],
+            "tool_ids": self.tool_ids[-RECENT_RESPONSES:],
+            "recall_calls": self.recall_calls,
+            "unnamed": self.unnamed,
+            "usage": self.usage,
+        }
+
+    @classmethod
+    def from_json(cls, value: Any, session: str) -> _State:
+        """The state saved for `session`, or a fresh one (damaged, or another session's)."""
+        state = cls(session)
+        if not isinstance(value, dict) or value.get("version") != STATE_VERSION:
+            return state
+        if value.get("session") != session:
+            return state
+        try:
+            state.files = {str(k): [int(v[0]), int(v[1])] for k, v in value["files"].items()}
+            state.recent = {
+                str(k): [int(v[0]), None if v[1] is None else float(v[1])]
+                for k, v in value["recent"].items()
+            }
+            state.settled_usd = float(value["settled"][0])
+            state.settled_unpriced = int(value["settled"][1])
+            state.tool_ids = [str(t) for t in value["tool_ids"]]
+            state.recall_calls = int(value["recall_calls"])
+            state.unnamed = int(value["unnamed"])
+            state.usage = [int(v) for v in value["usage"]][:5]
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+            return cls(session)  # damaged: read again from the start
+        if len(state.usage) != 5:
+            state.usage = [0, 0, 0, 0, 0]
+        return state
+
+
+def _pop_oldest(mapping: dict) -> tuple:
+    key = next(iter(mapping))
+    return key, mapping.pop(key)
 
 
 def run_statusline(
@@ -144,24 +211,42 @@ def _status_line(data: bytes | None, environ: Mapping[str, str] | None, rich: bo
     session = parse_input(data)
     if session is None:
         return NO_SESSION
-    rows = [
-        row
-        for row in session_rows(usage_path(environ), session.session)
-        if row.action == SEARCH_ACTION
-    ]
-    cost = _transcript_cost(session, environ) if session.transcript else None
-    if cost is not None and not cost.files:
-        cost = None  # no transcript there (yet): no cost to show
+    path = _state_path(session.session, environ)
+    state = _load_state(path, session.session)
+    before = json.dumps(state.to_json())
+    _read_usage(state, usage_path(environ))
+    budget = TRANSCRIPT_READ_BYTES
+    for transcript in _transcript_files(session.transcript):
+        budget -= _read_new(transcript, state, environ, budget)
+    if json.dumps(state.to_json()) != before:
+        _save_state(path, state)
+    _, _, calls, returned, source = state.usage
+    has_cost = bool(state.files)  # no transcript there (yet): no cost to show
     return format_status(
-        calls=len(rows),
-        returned_chars=sum(row.returned_chars for row in rows),
-        source_chars=sum(row.source_chars for row in rows),
-        transcript_calls=cost.recall_calls if cost else 0,
-        usd=cost.usd if cost else None,
-        unpriced=cost.unpriced if cost else 0,
-        behind=cost.behind if cost else False,
+        calls=calls,
+        returned_chars=returned,
+        source_chars=source,
+        transcript_calls=state.recall_calls,
+        usd=state.usd if has_cost else None,
+        unpriced=state.unpriced if has_cost else 0,
+        behind=state.behind,
         rich=rich,
     )
+
+
+def _read_usage(state: _State, ledger: Path) -> None:
+    """Add the session's search rows the usage ledger gained since the last refresh."""
+    inode, offset, calls, returned, source = state.usage
+    since = (inode, offset) if offset else None
+    found = session_rows(ledger, state.session, since)
+    if since is None or found.inode != inode or found.end < offset:
+        calls = returned = source = 0  # read from the start (of its tail): count afresh
+    for row in found.rows:
+        if row.action == SEARCH_ACTION:
+            calls += 1
+            returned += row.returned_chars
+            source += row.source_chars
+    state.usage = [found.inode, found.end, calls, returned, source]
 
 
 def format_status(
@@ -261,22 +346,6 @@ def _state_path(session: str, environ: Mapping[str, str] | None) -> Path:
     return data_home(environ) / STATE_DIR / f"{safe}-{check:08x}.json"
 
 
-def _transcript_cost(session: SessionInput, environ: Mapping[str, str] | None) -> _Cost:
-    """The session's cost so far: last refresh's state plus what its files gained since."""
-    path = _state_path(session.session, environ)
-    cost = _load_state(path, session.session)
-    fresh = not cost.files
-    before = (dict(cost.files), len(cost.responses))
-    budget = TRANSCRIPT_READ_BYTES
-    for transcript in _transcript_files(session.transcript):
-        budget -= _read_new(transcript, session.session, cost, environ, budget)
-    if cost.files != before[0] or len(cost.responses) != before[1]:
-        _save_state(path, session.session, cost)
-        if fresh:
-            _prune_states(path.parent)
-    return cost
-
-
 def _transcript_files(transcript: Path | None) -> list[Path]:
     """The transcript and its subagents' (`<session>/subagents/*.jsonl` beside it), whose
     requests count in the session as they do in `baseline`."""
@@ -289,9 +358,7 @@ def _transcript_files(transcript: Path | None) -> list[Path]:
     return found
 
 
-def _read_new(
-    path: Path, session: str, cost: _Cost, environ: Mapping[str, str] | None, budget: int
-) -> int:
+def _read_new(path: Path, cost: _State, environ: Mapping[str, str] | None, budget: int) -> int:
     """Read what `path` gained since its offset, whole lines only; returns the bytes read."""
     try:
         handle = open_regular(path, max_bytes=TRANSCRIPT_MAX_BYTES)
@@ -303,11 +370,7 @@ def _read_new(
         info = os.fstat(handle.fileno())
         inode, offset = cost.files.get(str(path), [info.st_ino, 0])
         if inode != info.st_ino or offset > info.st_size:  # replaced or cut: read all again
-            cost.responses.clear()
-            cost.files.clear()
-            cost.tool_ids.clear()
-            cost.recall_calls = 0
-            cost.behind = True
+            cost.restart_transcripts()
             offset = 0
         want = min(info.st_size - offset, max(budget, 0))
         if info.st_size - offset > want:
@@ -320,7 +383,7 @@ def _read_new(
     end = data.rfind(b"\n") + 1  # a line still being written waits for the next refresh
     for raw in data[:end].split(b"\n"):
         if b'"assistant"' in raw:
-            _add_line(raw, session, cost, environ)
+            _add_line(raw, cost, environ)
     cost.files[str(path)] = [info.st_ino, offset + end]
     return end
 
@@ -335,14 +398,14 @@ class _Ignored:
 _IGNORED = _Ignored()
 
 
-def _add_line(raw: bytes, session: str, cost: _Cost, environ: Mapping[str, str] | None) -> None:
+def _add_line(raw: bytes, cost: _State, environ: Mapping[str, str] | None) -> None:
     try:
         line = json.loads(raw)
     except ValueError:
         return
     if not isinstance(line, dict) or line.get("type") != "assistant":
         return
-    if line.get("sessionId") != session:  # a resumed session's copy of another's lines
+    if line.get("sessionId") != cost.session:  # a resumed session's copy of another's lines
         return
     message = line.get("message")
     if not isinstance(message, dict):
@@ -364,8 +427,9 @@ def _add_line(raw: bytes, session: str, cost: _Cost, environ: Mapping[str, str] 
     if isinstance(message_id, str) and message_id:
         key = f"{message_id}\x00{request_id if isinstance(request_id, str) else ''}"
     else:
-        key = f"line {len(cost.responses)}"
-    seen = cost.responses.get(key)
+        cost.unnamed += 1  # no id to merge on: every such line is its own request
+        key = f"line {cost.unnamed}"
+    seen = cost.recent.get(key)
     if seen is not None and tokens <= seen[0]:
         return  # a streamed copy no fuller than the one kept
     usd = stored
@@ -378,10 +442,10 @@ def _add_line(raw: bytes, session: str, cost: _Cost, environ: Mapping[str, str] 
         if row is not None:
             rates, _ = row.rates_at(when, fresh + read + write_5m + write_1h)
             usd = rates.cost(fresh, write_5m, write_1h, read, output)
-    cost.responses[key] = [tokens, usd]
+    cost.keep(key, tokens, usd)
 
 
-def _count_recall(content: list, cost: _Cost) -> None:
+def _count_recall(content: list, cost: _State) -> None:
     for block in content:
         if not (isinstance(block, dict) and block.get("type") == "tool_use"):
             continue
@@ -396,51 +460,35 @@ def _count_recall(content: list, cost: _Cost) -> None:
         cost.recall_calls += 1
 
 
-def _load_state(path: Path, session: str) -> _Cost:
-    """Last refresh's state for `session`, or a fresh one (none yet, or not ours to trust)."""
+def _load_state(path: Path, session: str) -> _State:
+    """Last refresh's state for `session`, or a fresh one (none yet, damaged, or another's)."""
     try:
         handle = open_regular(path, max_bytes=STATE_MAX_BYTES)
     except UnsafeFile:
-        return _Cost()
+        return _State(session)
     if handle is None:
-        return _Cost()
+        return _State(session)
     with handle:
         data = handle.read()
     try:
         value = json.loads(data)
-        if value.get("version") != STATE_VERSION or value.get("session") != session:
-            return _Cost()
-        return _Cost(
-            files={str(k): [int(v[0]), int(v[1])] for k, v in value["files"].items()},
-            responses={str(k): [int(v[0]), _usd(v[1])] for k, v in value["responses"].items()},
-            tool_ids=[str(t) for t in value["tool_ids"]],
-            recall_calls=int(value["recall_calls"]),
-        )
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
-        return _Cost()  # damaged: the transcript is read again from its start
+    except ValueError:
+        return _State(session)
+    return _State.from_json(value, session)
 
 
-def _usd(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def _save_state(path: Path, session: str, cost: _Cost) -> None:
-    state = {
-        "version": STATE_VERSION,
-        "session": session,
-        "files": cost.files,
-        "responses": cost.responses,
-        "tool_ids": cost.tool_ids,
-        "recall_calls": cost.recall_calls,
-    }
-    data = json.dumps(state, separators=(",", ":"), allow_nan=False).encode(
-        "utf-8", "surrogatepass"
-    )
+def _save_state(path: Path, state: _State) -> None:
+    data = json.dumps(state.to_json(), separators=(",", ":"), allow_nan=False)
+    fresh = not path.exists()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, data)
+        # Not flushed to disk: a state lost in a crash costs one slower refresh, and the
+        # status bar should not wait on the disk after every message.
+        write_atomic(path, data.encode("utf-8", "surrogatepass"), durable=False)
     except (OSError, UnsafeFile):
-        pass  # the next refresh reads the transcript again: slower, never wrong
+        return  # the next refresh reads the transcript again: slower, never wrong
+    if fresh:
+        _prune_states(path.parent)
 
 
 def _prune_states(folder: Path) -> None:

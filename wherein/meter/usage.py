@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SEARCH_ACTION",
     "SESSION_TAIL_BYTES",
+    "SessionRead",
     "UsageRow",
     "read_usage",
     "session_rows",
@@ -76,13 +77,28 @@ def read_usage(path: Path, stats: ReadStats) -> list[UsageRow]:
     return rows
 
 
-def session_rows(path: Path, session: str, tail_bytes: int = SESSION_TAIL_BYTES) -> list[UsageRow]:
-    """The well-formed rows of one session, read from the last `tail_bytes` of `path` only.
+class SessionRead(NamedTuple):
+    """One session's rows found in a stretch of the ledger, and where the stretch ended."""
 
-    For the status line, which runs on every refresh: the rows are found by the bytes the
-    tool writes for this session (`"session": "<id>"`, `plugin/usage.py`) before any line is
-    parsed, and a session's rows are recent, so a ledger of years is never read whole. A
-    link, FIFO or unreadable file gives no rows.
+    rows: list[UsageRow]
+    inode: int
+    end: int  # the offset after the last whole line read: where the next read starts
+
+
+def session_rows(
+    path: Path,
+    session: str,
+    since: tuple[int, int] | None = None,
+    tail_bytes: int = SESSION_TAIL_BYTES,
+) -> SessionRead:
+    """The well-formed rows of one session, found without parsing anyone else's.
+
+    For the status line, which runs on every refresh: `since` is the (inode, end) of the last
+    read, and only what the ledger gained after it is read; without it (or once the file was
+    replaced or cut) the last `tail_bytes`, since a session's rows are recent: a ledger of
+    years is never read whole. Rows are found by the bytes the tool writes for this session
+    (`"session": "<id>"`, `plugin/usage.py`) before any line is parsed. A link, FIFO or
+    unreadable file gives no rows.
     """
     needle = b'"session": ' + json.dumps(session, ensure_ascii=False).encode(
         "utf-8", "surrogatepass"
@@ -90,30 +106,35 @@ def session_rows(path: Path, session: str, tail_bytes: int = SESSION_TAIL_BYTES)
     try:
         handle = open_regular(path, max_bytes=USAGE_FILE_MAX_BYTES)
     except UnsafeFile:
-        return []
+        return SessionRead([], 0, 0)
     if handle is None:
-        return []
+        return SessionRead([], 0, 0)
     with handle:
-        size = os.fstat(handle.fileno()).st_size
-        start = max(0, size - tail_bytes)
+        info = os.fstat(handle.fileno())
+        size = info.st_size
+        if since is not None and since[0] == info.st_ino and since[1] <= size:
+            start, cut = since[1], False
+        else:
+            start = max(0, size - tail_bytes)
+            cut = start > 0  # the first line may be cut: it begins after the first newline
         handle.seek(start)
         data = handle.read(size - start)
-    if start:  # the first line may be cut: it begins after the first newline
-        data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
+    end = data.rfind(b"\n") + 1  # a line being appended is read next time
+    data = data[:end]
+    skip = data.find(b"\n") + 1 if cut else 0
     rows = []
-    at = data.find(needle)
+    at = data.find(needle, skip)
     while at != -1:
         begin = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
-        end = len(data) if end == -1 else end
+        stop = data.find(b"\n", at)
         try:
-            row = _row(json.loads(data[begin:end]))
+            row = _row(json.loads(data[begin:stop]))
         except (ValueError, OutOfRange):  # not JSON, or a value out of range
             row = None
         if row is not None and row.session == session:
             rows.append(row)
-        at = data.find(needle, end)
-    return rows
+        at = data.find(needle, stop)
+    return SessionRead(rows, info.st_ino, start + end)
 
 
 def _row(line: object) -> UsageRow | None:
