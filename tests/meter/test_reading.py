@@ -183,3 +183,127 @@ def test_lines_and_fields_of_kinds_a_newer_agent_writes_are_counted_not_understo
     assert summary["malformed_lines"] == 0
     assert main(["baseline"]) == 0
     assert "Not understood, so not counted (a newer agent may write them)" in _unwrapped(capsys)
+
+
+def _variants() -> list:
+    """A good response line, and that line broken in every way a ledger can break it."""
+    good = _response("sess-v", "msg_v", "2026-11-02T10:00:00Z", 10, 5)
+    good["message"]["usage"].update(
+        {"cache_creation_input_tokens": 300, "cache_read_input_tokens": 40, "service_tier": "x"}
+    )
+    good["message"]["usage"]["cache_creation"] = {
+        "ephemeral_5m_input_tokens": 100,
+        "ephemeral_1h_input_tokens": 200,
+    }
+    good["message"]["content"].append(
+        {"type": "tool_use", "id": "toolu_v", "name": "mcp__wherein__recall", "input": {}}
+    )
+    lines: list = [good]
+    usage_changes = [
+        ("input_tokens", -1),
+        ("input_tokens", 10**12),
+        ("input_tokens", 10**30),
+        ("input_tokens", True),
+        ("input_tokens", 1.0),
+        ("input_tokens", None),
+        ("output_tokens", "5"),
+        ("cache_read_input_tokens", None),
+        ("new_kind_tokens", 9),
+        ("speed", "fast"),
+        ("cache_creation", None),
+        ("cache_creation", 7),
+        ("cache_creation", {"ephemeral_1h_input_tokens": 999}),
+        ("cache_creation", {"ephemeral_1h_input_tokens": -4}),
+        ("cache_creation", {"ephemeral_2h_input_tokens": 4}),
+    ]
+    for key, value in usage_changes:
+        line = json.loads(json.dumps(good))
+        line["message"]["usage"][key] = value
+        lines.append(line)
+    for key in ("input_tokens", "output_tokens"):
+        line = json.loads(json.dumps(good))
+        del line["message"]["usage"][key]
+        lines.append(line)
+    line_changes = [
+        ("timestamp", "yesterday"),
+        ("timestamp", "1999-12-31T23:00:00Z"),
+        ("timestamp", None),
+        ("costUSD", 0.5),
+        ("costUSD", -1),
+        ("costUSD", "cheap"),
+        ("costUSD", 1e6),
+        ("sessionId", ""),
+        ("sessionId", 5),
+        ("requestId", 5),
+        ("cwd", 7),
+        ("isSidechain", "y"),
+        ("message", None),
+        ("message", "text"),
+        ("type", "user"),
+        ("type", "mystery"),
+    ]
+    for key, value in line_changes:
+        line = json.loads(json.dumps(good))
+        line[key] = value
+        lines.append(line)
+    message_changes = [
+        ("model", "<synthetic>"),
+        ("model", 5),
+        ("model", ""),
+        ("id", None),
+        ("id", 3),
+        ("content", "plain"),
+        ("content", [5]),
+        ("content", None),
+        ("usage", None),
+        ("usage", [1]),
+    ]
+    for key, value in message_changes:
+        line = json.loads(json.dumps(good))
+        line["message"][key] = value
+        lines.append(line)
+    raw = json.dumps(good)
+    lines += [
+        raw.replace('"costUSD"', '"x"').replace("}", ', "costUSD": NaN}', 1),
+        raw.replace('"msg_v"', '"msg_\\ud800"'),  # a lone surrogate
+        raw[:-9],  # cut short
+        raw + raw,  # two lines run together
+        raw.replace('"input_tokens": 10', '"input_tokens": 10, "input_tokens": 20'),
+        "[1, 2]",
+    ]
+    return lines
+
+
+def test_the_typed_reading_of_a_response_line_means_what_the_general_one_does(
+    tmp_path, monkeypatch
+):
+    pytest.importorskip("msgspec")
+    from wherein.meter import claudeschema
+    from wherein.meter.claude import parse_claude
+
+    path = tmp_path / "p" / "projects" / "-x" / "s.jsonl"
+    path.parent.mkdir(parents=True)
+    variants = _variants()
+    for n, line in enumerate(variants):  # each its own response, and a copy of the first
+        message = line.get("message") if isinstance(line, dict) else None
+        if isinstance(message, dict) and message.get("id") == "msg_v" and n % 2:
+            message["id"] = f"msg_v{n}"
+    text = "".join((v if isinstance(v, str) else json.dumps(v)) + "\n" for v in variants)
+    path.write_text(text, encoding="utf-8")
+    typed = parse_claude(path)
+    assert claudeschema.decode is not None
+    monkeypatch.setattr(claudeschema, "decode", None)
+    general = parse_claude(path)
+    for column in RequestTable.COLUMNS:
+        mine, theirs = getattr(typed.table, column), getattr(general.table, column)
+        if column in RequestTable.NAME_COLUMNS:
+            mine = [typed.table.names[i] for i in mine]
+            theirs = [general.table.names[i] for i in theirs]
+        assert repr(list(mine)) == repr(list(theirs)), column
+    assert (typed.keys, typed.sidechain, typed.recall) == (
+        general.keys,
+        general.sidechain,
+        general.recall,
+    )
+    assert typed.stats == general.stats
+    assert len(typed.table) >= 5 and typed.stats.malformed >= 10 and typed.stats.rejected >= 5

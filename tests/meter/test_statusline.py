@@ -265,13 +265,16 @@ def test_a_terminal_that_cannot_show_the_dot_gets_ascii(session):
     assert _line(_run(json.dumps(session).encode(), encoding="ascii")) == ascii_line
 
 
-def test_a_transcript_that_is_a_link_or_a_fifo_is_not_read(session, tmp_path):
+def test_a_transcript_that_is_a_link_a_fifo_or_huge_is_not_read(session, tmp_path):
     real = Path(session["transcript_path"])
     link = real.with_name("linked.jsonl")
     link.symlink_to(real)
     fifo = real.with_name("fifo.jsonl")
     os.mkfifo(fifo)
-    for path in (link, fifo):
+    huge = real.with_name("huge.jsonl")
+    with open(huge, "wb") as handle:
+        handle.truncate(5 << 30)  # sparse: 5 GiB that take no disk, over the 4 GiB cap
+    for path in (link, fifo, huge):
         stdin = json.dumps(dict(session, transcript_path=str(path))).encode()
         assert _line(_run(stdin)) == "Recall 3 · 39x · ~114k tokens kept out (est.)"
 

@@ -13,9 +13,11 @@ import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from wherein.meter.bounds import OutOfRange
-from wherein.meter.jsonl import ReadStats, iter_json_lines
+from wherein.meter import claudeschema
+from wherein.meter.bounds import OutOfRange, check_cost, check_time
+from wherein.meter.jsonl import ReadStats, decode_line, iter_json_lines
 from wherein.meter.parsed import (
     DEDUPE_FIRST,
     DEDUPE_LARGEST,
@@ -115,7 +117,6 @@ def parse_claude(path: Path, dedupe: str = DEDUPE_LARGEST) -> ParsedFile:
     rows: dict[tuple[str, str], int] = {}  # (message.id, requestId) -> row, in this file
     tool_ids: set[str] = set()
     largest = dedupe == DEDUPE_LARGEST
-    note_malformed = stats.note_malformed
     name_id = table.name_id
     appends = [getattr(table, column).append for column in RequestTable.COLUMNS]
     add_time, add_session, add_model, add_project, add_input, add_read = appends[:6]
@@ -124,53 +125,31 @@ def parse_claude(path: Path, dedupe: str = DEDUPE_LARGEST) -> ParsedFile:
     def opened(info: os.stat_result) -> None:
         parsed.signature = (info.st_size, info.st_mtime_ns, info.st_ino)
 
-    lines = iter_json_lines(path, stats, keep=_may_hold_a_response, on_open=opened, raw=True)
+    decode = claudeschema.decode or decode_line
+    lines = iter_json_lines(
+        path, stats, keep=_may_hold_a_response, on_open=opened, raw=True, decode=decode
+    )
     for raw, line in lines:
-        if type(line) is not dict:
-            note_malformed(path)
+        if type(line) is claudeschema.Line:
+            facts = _typed_facts(raw, line, path, parsed, tool_ids)
+        else:
+            facts = _general_facts(raw, line, path, parsed, tool_ids)
+        if facts is None:
             continue
-        kind = line.get("type")
-        if kind != "assistant":
-            if kind not in LINE_TYPES:
-                stats.note_not_understood(f"Claude line type {short_label(kind)}")
-            continue
-        message = line.get("message")
-        if type(message) is not dict:
-            note_malformed(path)
-            continue
-        session = line.get("sessionId")
-        if type(session) is not str or not session:
-            note_malformed(path)
-            continue
-        if b"recall" in raw:  # the tool's name; a cheap test before walking the blocks
-            content = message.get("content")
-            if type(content) is list:
-                _note_recall(parsed.recall, tool_ids, session, content)
-        model = message.get("model")
-        if model == SYNTHETIC_MODEL:
-            continue
-        try:
-            values = response_usage(line, message, model, stats)
-        except OutOfRange as err:
-            stats.note_rejected(path, err.reason)
-            continue
-        if values is None:
-            note_malformed(path)
-            continue
+        session, model, message_id, request_id, cwd, sidechain_flag, values = facts
         when, fresh, read, write_5m, write_1h, output, cost = values
-        message_id = message.get("id")
+        when, fresh, read, write_5m, write_1h, output, cost = values
         if type(message_id) is not str or not message_id:
             key = NO_KEY  # nothing to merge on: every such line is its own request
         else:
             # ccusage falls back to message.id alone when requestId is missing (its #985), as
             # third-party gateways write it: every streamed copy still shares that key.
-            request_id = line.get("requestId")
             pair = (message_id, request_id if type(request_id) is str else "")
             index = rows.get(pair)
             if index is not None:
                 stats.duplicate_lines += 1
                 if largest and fresh + read + write_5m + write_1h + output > table.total(index):
-                    project = _project(line, fallback_project)
+                    project = cwd if type(cwd) is str and cwd else fallback_project
                     counts = (fresh, read, write_5m, write_1h, output)
                     request = Request(when, session, model, project, *counts, cost, SOURCE_CLAUDE)
                     table.replace(index, request)
@@ -180,7 +159,7 @@ def parse_claude(path: Path, dedupe: str = DEDUPE_LARGEST) -> ParsedFile:
         add_time(when)
         add_session(name_id(session))
         add_model(name_id(model))
-        add_project(name_id(_project(line, fallback_project)))
+        add_project(name_id(cwd if type(cwd) is str and cwd else fallback_project))
         add_input(fresh)
         add_read(read)
         add_5m(write_5m)
@@ -189,13 +168,104 @@ def parse_claude(path: Path, dedupe: str = DEDUPE_LARGEST) -> ParsedFile:
         add_cost(NO_COST if cost is None else cost)
         add_source(SOURCE_CLAUDE)
         keys.append(key)
-        sidechain.append(line.get("isSidechain") is True)
+        sidechain.append(sidechain_flag is True)
     return parsed
 
 
-def _project(line: dict, fallback: str) -> str:
-    cwd = line.get("cwd")
-    return cwd if type(cwd) is str and cwd else fallback
+Facts = tuple[str, str, Any, Any, Any, Any, tuple]  # session, model, ids, cwd, sidechain, usage
+
+
+def _typed_facts(
+    raw: bytes, line: Any, path: Path, parsed: ParsedFile, tool_ids: set[str]
+) -> Facts | None:
+    """`_general_facts` for a line `claudeschema` decoded: its counts are known to be ints in
+    range and its usage fields known, so what is left to check is checked the same way."""
+    stats = parsed.stats
+    kind = line.type
+    if kind != "assistant":
+        if kind not in LINE_TYPES:
+            stats.note_not_understood(f"Claude line type {short_label(kind)}")
+        return None
+    message = line.message
+    session = line.sessionId
+    if message is None or type(session) is not str or not session:
+        stats.note_malformed(path)
+        return None
+    content = message.content
+    if b"recall" in raw and type(content) is list:
+        for block in content:
+            if block.type == "tool_use":
+                _note_tool(parsed.recall, tool_ids, session, block.name, block.id)
+    model = message.model
+    if model == SYNTHETIC_MODEL:
+        return None
+    usage = message.usage
+    try:  # in response_usage's order: the time, the usage's shape, then the stored cost
+        when = check_time(line.timestamp)
+        if usage is None or type(model) is not str or not model or when is None:
+            stats.note_malformed(path)
+            return None
+        stored = line.costUSD
+        stored = float(stored) if stored is not None and check_cost(stored) else None
+    except OutOfRange as err:
+        stats.note_rejected(path, err.reason)
+        return None
+    write = usage.cache_creation_input_tokens
+    split = usage.cache_creation
+    write_1h = 0 if split is None else min(split.ephemeral_1h_input_tokens, write)
+    values = (
+        when,
+        usage.input_tokens,
+        usage.cache_read_input_tokens,
+        write - write_1h,
+        write_1h,
+        usage.output_tokens,
+        stored,
+    )
+    return session, model, message.id, line.requestId, line.cwd, line.isSidechain, values
+
+
+def _general_facts(
+    raw: bytes, line: Any, path: Path, parsed: ParsedFile, tool_ids: set[str]
+) -> Facts | None:
+    """What one line holds: a response's (session, model, message id, request id, cwd,
+    isSidechain, `response_usage` values), or None, having counted a line that is not one."""
+    stats = parsed.stats
+    if type(line) is not dict:
+        stats.note_malformed(path)
+        return None
+    kind = line.get("type")
+    if kind != "assistant":
+        if kind not in LINE_TYPES:
+            stats.note_not_understood(f"Claude line type {short_label(kind)}")
+        return None
+    message = line.get("message")
+    if type(message) is not dict:
+        stats.note_malformed(path)
+        return None
+    session = line.get("sessionId")
+    if type(session) is not str or not session:
+        stats.note_malformed(path)
+        return None
+    if b"recall" in raw:  # the tool's name; a cheap test before walking the blocks
+        content = message.get("content")
+        if type(content) is list:
+            for block in content:
+                if type(block) is dict and block.get("type") == "tool_use":
+                    _note_tool(parsed.recall, tool_ids, session, block.get("name"), block.get("id"))
+    model = message.get("model")
+    if model == SYNTHETIC_MODEL:
+        return None
+    try:
+        values = response_usage(line, message, model, stats)
+    except OutOfRange as err:
+        stats.note_rejected(path, err.reason)
+        return None
+    if values is None:
+        stats.note_malformed(path)
+        return None
+    ids = (message.get("id"), line.get("requestId"))
+    return session, model, *ids, line.get("cwd"), line.get("isSidechain"), values
 
 
 def _digest(pair: tuple[str, str]) -> bytes:
@@ -208,21 +278,19 @@ def _may_hold_a_response(raw: bytes) -> bool:
     return b'"assistant"' in raw
 
 
-def _note_recall(found: list[tuple[str, str]], seen: set[str], session: str, content: list) -> None:
-    for block in content:
-        if not (type(block) is dict and block.get("type") == "tool_use"):
-            continue
-        name = block.get("name")
-        if not (isinstance(name, str) and RECALL_TOOL.match(name)):
-            continue
-        tool_id = block.get("id")
-        if isinstance(tool_id, str) and tool_id:
-            if tool_id in seen:  # the same block copied again within this file
-                continue
-            seen.add(tool_id)
-        else:
-            tool_id = ""
-        found.append((session, tool_id))
+def _note_tool(
+    found: list[tuple[str, str]], seen: set[str], session: str, name: Any, tool_id: Any
+) -> None:
+    """Note a tool_use block if it calls recall (`mcp__<server>__recall`), once per id."""
+    if not (isinstance(name, str) and RECALL_TOOL.match(name)):
+        return
+    if isinstance(tool_id, str) and tool_id:
+        if tool_id in seen:  # the same block copied again within this file
+            return
+        seen.add(tool_id)
+    else:
+        tool_id = ""
+    found.append((session, tool_id))
 
 
 def _project_from_path(path: Path) -> str:

@@ -155,6 +155,7 @@ def iter_json_lines(
     keep: Callable[[bytes], bool] | None = None,
     on_open: Callable[[os.stat_result], None] | None = None,
     raw: bool = False,
+    decode: Callable[[bytes], Any] = decode_line,
 ) -> Iterator[Any]:
     """Yield each line of `path` decoded from JSON; bad lines are counted, never raised.
 
@@ -169,6 +170,8 @@ def iter_json_lines(
             or not an object at all), which is parsed and counted as malformed as before.
         on_open: called with the `fstat` of the opened file, before any line is read.
         raw: yield (the line's bytes, its value) instead of the value alone.
+        decode: what turns a line into its value (`decode_line`, or a reader's typed decoder
+            that falls back to it); raises ValueError for a line that is not JSON.
     """
     try:
         handle = open_regular(
@@ -185,7 +188,7 @@ def iter_json_lines(
         info = os.fstat(handle.fileno())
         if on_open is not None:
             on_open(info)
-        yield from _decoded_lines(handle, path, stats, info.st_size, keep, raw)
+        yield from _decoded_lines(handle, path, stats, info.st_size, keep, raw, decode)
 
 
 _ENDS_AN_OBJECT = (b"}\n", b"}\r\n", b"}")
@@ -198,6 +201,7 @@ def _decoded_lines(
     size: int,
     keep: Callable[[bytes], bool] | None,
     pairs: bool,
+    decode: Callable[[bytes], Any],
 ) -> Iterator[Any]:
     number = 0
     remaining = size  # what the file held when it was opened; appended lines wait for next time
@@ -222,7 +226,7 @@ def _decoded_lines(
             stats.skipped_lines += 1
             continue
         try:
-            value = decode_line(raw)
+            value = decode(raw)
         except ValueError:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
             stats.note_malformed(path)
             continue
