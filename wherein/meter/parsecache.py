@@ -73,7 +73,15 @@ class ParseCache:
         self._known: dict[tuple[bytes, str], Signature] = {}
         self._pending: list[tuple[bytes, str, Signature, bytes]] = []
         self._data: dict[tuple[bytes, str], bytes] | None = None
+        self._keys: dict[Path, bytes] = {}
         self._conn: sqlite3.Connection | None = None
+
+    def _key(self, path: Path) -> bytes:
+        """`_key`, remembered for this run: it is asked three times per file."""
+        key = self._keys.get(path)
+        if key is None:
+            key = self._keys[path] = _key(path)
+        return key
 
     def load(self) -> None:
         """Read every record's key (not its data), then let go of the file.
@@ -95,7 +103,7 @@ class ParseCache:
         """Whether a record for `path` read under `rule` matches `signature`."""
         if signature is None or self.problem is not None:
             return False
-        return self._known.get((_key(path), rule)) == signature
+        return self._known.get((self._key(path), rule)) == signature
 
     def get(self, path: Path, rule: str) -> ParsedFile | None:
         """The record `has` found, or None when it cannot be read back.
@@ -113,7 +121,7 @@ class ParseCache:
                 self._fail(err)
                 return None
             self._data = {(bytes(p), r): bytes(data) for p, r, data in rows}
-        data = self._data.pop((_key(path), rule), None)
+        data = self._data.pop((self._key(path), rule), None)
         if data is None:
             return None
         try:
@@ -127,7 +135,7 @@ class ParseCache:
         if self.problem is not None or parsed.signature is None or parsed.stats.unreadable:
             return
         blob = parsed.to_bytes() if data is None else data
-        self._pending.append((_key(path), rule, parsed.signature, blob))
+        self._pending.append((self._key(path), rule, parsed.signature, blob))
 
     def close(self) -> None:
         """Write what `put` kept, forget the records of files that are gone, and close."""
