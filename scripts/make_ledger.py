@@ -170,7 +170,9 @@ class Generator:
     def _write(self, handle, line: dict, may_break: bool = False) -> str:
         text = json.dumps(line, separators=(",", ":")) + "\n"
         if may_break and self.rng.random() < self.args.malformed_rate:
-            text = text[: len(text) // 2] + "\n"
+            # Never just after a "}": a reader may skip, unparsed, a line that ends like an
+            # object and holds no response, and this one must be counted as malformed.
+            text = text[: len(text) // 2].rstrip("}") + "\n"
             self.expected["malformed_lines"] += 1
         handle.write(text)
         self.lines += 1

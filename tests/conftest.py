@@ -16,13 +16,18 @@ PROXY_VARIABLES = (
 )
 
 
+# An agent running the tests (Claude Code sets these) must not name the tests' sessions.
+HOST_SESSION = ("CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
+
+
 @pytest.fixture(autouse=True)
 def clean_environ(tmp_path, monkeypatch):
-    """Point WHEREIN_HOME and XDG_CONFIG_HOME at tmp_path; drop proxies and WHEREIN_* vars."""
+    """Point WHEREIN_HOME and XDG_CONFIG_HOME at tmp_path; drop proxies, WHEREIN_* vars and a
+    host agent's session id."""
     import os
 
     for name in list(os.environ):
-        if name.startswith("WHEREIN_") or name in PROXY_VARIABLES:
+        if name.startswith("WHEREIN_") or name in PROXY_VARIABLES or name in HOST_SESSION:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("WHEREIN_HOME", str(tmp_path / "wherein-home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))

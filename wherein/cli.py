@@ -167,10 +167,20 @@ def _build_parser() -> argparse.ArgumentParser:
         scope.add_argument("--project", action="store_true", help="the workspace's config files")
         sub.add_argument("--workspace", help="the project (default: the current folder)")
         sub.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+        sub.add_argument(
+            "--statusline",
+            action="store_true",
+            help="Claude Code's status line: wherein's recall and cost line (uninstall: it alone)",
+        )
     install.add_argument(
         "--with-instructions",
         action="store_true",
         help="also add a note on when to call recall to CLAUDE.md / AGENTS.md",
+    )
+    install.add_argument(
+        "--force",
+        action="store_true",
+        help="with --statusline, replace a status line you have (uninstall puts it back)",
     )
     install.add_argument(
         "--command",
@@ -187,6 +197,19 @@ def _build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--project", help="only requests whose project path contains this")
     baseline.add_argument("--json", action="store_true", help="print one JSON object")
     baseline.add_argument("--html", metavar="FILE", help="also write the report as an HTML page")
+    baseline.add_argument(
+        "--no-cache", action="store_true", help="read every file again; keep no parse cache"
+    )
+    baseline.add_argument(
+        "--by",
+        metavar="GROUP",
+        help="a row per day, week, month, session, project or model",
+    )
+
+    commands.add_parser(
+        "statusline",
+        help="one line for Claude Code's status bar: this session's recall calls and cost",
+    )
 
     evaluation = commands.add_parser("eval", help="score search on this repository's history")
     evaluation.add_argument("--workspace", help="the git checkout (default: the current folder)")
@@ -210,6 +233,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 usage error, 1 other failure)."""
+    if (sys.argv[1:] if argv is None else list(argv)) == ["statusline"]:
+        return _statusline(None)  # runs on every refresh of the agent's status bar: no parser
     args = _build_parser().parse_args(argv)
     try:
         _clean_arguments(args)
@@ -232,6 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "list": _housekeeping,
             "forget": _housekeeping,
             "gc": _housekeeping,
+            "statusline": _statusline,
         }[args.command]
         code = handler(args)
         sys.stdout.flush()  # here, so a reader that went away is met below, not at exit
@@ -567,6 +593,8 @@ def _baseline(args: argparse.Namespace) -> int:
         until=args.until,
         project=args.project,
         with_days=bool(args.html),
+        cache=not args.no_cache,
+        by=args.by,
     )
     if args.html:
         from wherein.meter.html import write_html
@@ -575,6 +603,10 @@ def _baseline(args: argparse.Namespace) -> int:
         _say(f"wrote the HTML report to {args.html} ({size:,} bytes).")
     if args.json:
         _dump(summary)  # built whole before writing: a failure never leaves half a JSON
+    elif args.by:
+        from wherein.meter.report import format_breakdown
+
+        sys.stdout.write(visible(format_breakdown(summary)))
     else:
         ascii_only = not _can_encode(sys.stdout, "\u2588\u2589")  # the step chart's blocks
         sys.stdout.write(visible(format_report(summary, ascii_only=ascii_only)))
@@ -593,6 +625,12 @@ def _history(args: argparse.Namespace) -> int:
     from wherein.history.command import run_history
 
     return run_history(args, _settings(None), sys.stdout, sys.stderr)
+
+
+def _statusline(args: argparse.Namespace | None) -> int:
+    from wherein.meter.statusline import run_statusline
+
+    return run_statusline(sys.stdin.buffer, sys.stdout)
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -621,11 +659,17 @@ def _install(args: argparse.Namespace) -> int:
     if args.command == "install":
         scope = "project" if args.project else "user"
         plan = plan_install(
-            args.agents, scope, workspace, server_command(args.command_name), args.with_instructions
+            args.agents,
+            scope,
+            workspace,
+            server_command(args.command_name),
+            args.with_instructions,
+            args.statusline,
+            args.force,
         )
     else:
         scopes = ("project",) if args.project else ("user",) if args.user else ("user", "project")
-        plan = plan_uninstall(args.agents, scopes, workspace)
+        plan = plan_uninstall(args.agents, scopes, workspace, args.statusline)
     sys.stdout.write(visible(format_outcome(plan, apply_plan(plan, args.dry_run), args.dry_run)))
     return 0
 

@@ -66,6 +66,7 @@ def run_doctor(workspace: Path) -> list[Check]:
         checks.append(_check_model(settings))
     checks.append(_check_index_dir(workspace))
     checks.extend(_check_agents(workspace))
+    checks.extend(_check_status_line(workspace))
     return checks
 
 
@@ -224,6 +225,18 @@ def _check_agents(workspace: Path) -> list[Check]:
         else:
             checks.append(Check(agent.name, OK, f"{where}: {detail}"))
     return checks
+
+
+def _check_status_line(workspace: Path) -> list[Check]:
+    """Claude Code's status line, when it is (or should show) wherein's: see
+    `install/statusline.py`."""
+    from wherein.install.statusline import statusline_checks
+
+    status = {"ok": OK, "warn": WARN, "FAIL": FAIL}
+    return [
+        Check("statusbar", status[level], detail, fix)
+        for level, detail, fix in statusline_checks(workspace)
+    ]
 
 
 def _is_our_server(entry: dict[str, Any]) -> bool:

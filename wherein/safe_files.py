@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
@@ -70,12 +69,18 @@ def read_regular(
 
 
 def open_regular(
-    path: Path | str, *, max_bytes: int, follow_links: bool = False, dir_fd: int | None = None
+    path: Path | str,
+    *,
+    max_bytes: int,
+    follow_links: bool = False,
+    dir_fd: int | None = None,
+    buffering: int = -1,
 ) -> BinaryIO | None:
     """The regular file at `path`, open for reading; None when nothing is there.
 
     For a reader that maps or parses the file itself (a memory-mapped array), and the open
     behind `read_regular`: the open and `fstat` checks described there, no contents read.
+    `buffering` is `open`'s (a line reader goes faster with a larger buffer).
 
     Raises:
         UnsafeFile: as `read_regular`.
@@ -100,7 +105,7 @@ def open_regular(
         if isinstance(err, OSError):
             raise UnsafeFile(f"it cannot be read ({err.strerror or err})") from err
         raise
-    return os.fdopen(fd, "rb")
+    return os.fdopen(fd, "rb", buffering=buffering)
 
 
 def not_regular(path: Path) -> str | None:
@@ -116,12 +121,13 @@ def not_regular(path: Path) -> str | None:
     return None if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Replace `path` with `data`, never writing through a link planted at or beside it.
 
     The data goes to a new file with a random name in the same folder (`mkstemp` opens it with
-    `O_CREAT | O_EXCL`, so an existing name, link or not, is never reused), is flushed, and is
-    renamed over `path`. A `path` that is a symbolic link or not a regular file is refused:
+    `O_CREAT | O_EXCL`, so an existing name, link or not, is never reused), is flushed (to
+    the disk too, unless not `durable`: a cache that may be lost), and is renamed over
+    `path`. A `path` that is a symbolic link or not a regular file is refused:
     replacing it would silently change what the link's owner meant.
 
     Raises:
@@ -134,13 +140,16 @@ def write_atomic(path: Path, data: bytes) -> None:
         info = None
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise UnsafeFile(f"it is {_kind(info.st_mode)}, not a regular file")
+    import tempfile  # here, not above: a status-line refresh that writes nothing never needs it
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         if info is not None:
             os.chmod(tmp, stat.S_IMODE(info.st_mode))
         os.replace(tmp, path)

@@ -72,6 +72,8 @@ def test_each_call_appends_one_row_without_query_or_code(repo):
 def test_session_id_comes_from_the_environment_when_the_host_sets_one(repo, monkeypatch):
     monkeypatch.setenv("CLAUDE_SESSION_ID", "claude-abc")
     assert session_id() == "claude-abc"
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "claude-code-abc")  # Claude Code 2.1.132+
+    assert session_id() == "claude-code-abc"
     monkeypatch.setenv("WHEREIN_SESSION_ID", "  mine-42 ")
     assert session_id() == "mine-42"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Mapping
@@ -34,4 +33,6 @@ def index_dir(workspace: Path, environ: Mapping[str, str] | None = None) -> Path
 
 def workspace_digest(absolute: str) -> str:
     """The hash an index directory's name ends with: to check which workspace it is for."""
+    import hashlib  # here: `data_home` alone (the status line's) needs no OpenSSL
+
     return hashlib.sha256(os.fsencode(absolute)).hexdigest()[:16]

@@ -9,6 +9,7 @@ from pathlib import Path
 from wherein.install.files import delete_file, unified_diff, write_atomic
 from wherein.install.plan import INSTALL, FileChange, Plan
 from wherein.install.record import forget, remember
+from wherein.install.statusline import LABEL as STATUS_LINE_LABEL
 
 __all__ = ["Outcome", "apply_plan", "format_outcome"]
 
@@ -44,6 +45,8 @@ def apply_plan(plan: Plan, dry_run: bool = False) -> list[Outcome]:
                 remember(change.path, change.created)
             else:
                 forget(change.path)
+        if change.after_write is not None:
+            change.after_write()
         outcomes.append(Outcome(change, written=True, backup=backup))
     return outcomes
 
@@ -78,6 +81,8 @@ def format_outcome(plan: Plan, outcomes: list[Outcome], dry_run: bool) -> str:
 
 def _describe(action: str, outcome: Outcome, dry_run: bool) -> str:
     change = outcome.change
+    if change.label.startswith(STATUS_LINE_LABEL):
+        return _describe_status_line(action, outcome)
     if not change.changed:
         return f"{change.label}: already registered in {change.path}"
     kept = f" (previous version kept as {outcome.backup})" if outcome.backup else ""
@@ -88,6 +93,17 @@ def _describe(action: str, outcome: Outcome, dry_run: bool) -> str:
         verb = "added to" if change.label.startswith("instructions") else "registered in"
         return f"{change.label}: {verb} {change.path}{kept}"
     return f"{change.label}: removed from {change.path}{kept}"
+
+
+def _describe_status_line(action: str, outcome: Outcome) -> str:
+    change = outcome.change
+    kept = f" (previous version kept as {outcome.backup})" if outcome.backup else ""
+    if not change.changed:
+        return f"{change.label}: already set in {change.path}"
+    if change.after is None:
+        return f"{change.label}: removed {change.path}, which held only wherein's status line"
+    verb = "set in" if action == INSTALL else "taken out of"
+    return f"{change.label}: {verb} {change.path}{kept}"
 
 
 def _remove_empty_dirs(dirs: list[str]) -> None:

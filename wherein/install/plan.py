@@ -7,6 +7,7 @@ already says what install would write is left alone, which makes a second instal
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from wherein.install.files import read_text
 from wherein.install.instructions import with_snippet, without_snippet
 from wherein.install.jsonc import parse_json_document
 from wherein.install.record import Created, created_in
+from wherein.install.statusline import plan_statusline, plan_statusline_removal
 from wherein.install.tomlfile import parse_toml_document
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "UNINSTALL",
     "FileChange",
     "Plan",
+    "missing_dirs",
     "plan_install",
     "plan_uninstall",
     "read_entry",
@@ -45,6 +48,7 @@ class FileChange:
     after: str | None
     created: Created = field(default_factory=Created)
     project: Path | None = None  # the workspace, for a project's own file: no link followed
+    after_write: Callable[[], None] | None = field(default=None, compare=False)  # once written
 
     @property
     def changed(self) -> bool:
@@ -67,16 +71,29 @@ def plan_install(
     workspace: Path,
     command: list[str],
     with_instructions: bool = False,
+    statusline: bool = False,
+    force: bool = False,
 ) -> Plan:
-    """The changes that register `command serve` with the named (or detected) agents.
+    """The changes that register `command serve` with the named (or detected) agents, and with
+    `statusline`, `command statusline` as Claude Code's status line (`force`: replacing one
+    the user has; see `install/statusline.py`).
 
     Raises:
-        UsageError: an unknown agent, an agent without a file at `scope`, or no agent found.
+        UsageError: an unknown agent, an agent without a file at `scope`, or no agent found;
+            `statusline` without Claude Code, or over another status line without `force`.
         ConfigError: an agent file does not parse or cannot be read.
     """
     plan = Plan(INSTALL, command)
     instruction_files: dict[Path, list[str]] = {}
-    for agent in _select(names, workspace, plan):
+    agents = _select(names, workspace, plan)
+    if statusline:
+        if REGISTRY["claude"] not in agents:
+            raise UsageError(
+                "--statusline sets Claude Code's status line, and Claude Code is not among the "
+                "agents: run 'wherein install claude --statusline'."
+            )
+        plan.changes.append(plan_statusline(scope, workspace, command, force))
+    for agent in agents:
         path = agent.config_file(scope, workspace)
         if path is None:
             other = "project" if scope == USER else "user"
@@ -117,15 +134,18 @@ def plan_install(
     project = _project(scope, workspace)
     for path, titles in instruction_files.items():
         before = read_text(path, project)
-        created = Created(file=before is None, dirs=_missing_dirs(path))
+        created = Created(file=before is None, dirs=missing_dirs(path))
         label = f"instructions for {', '.join(titles)}"
         after = with_snippet(before)
         plan.changes.append(FileChange(label, path, before, after, created, project))
     return plan
 
 
-def plan_uninstall(names: list[str], scopes: tuple[str, ...], workspace: Path) -> Plan:
-    """The changes that remove wherein's entries (and its instruction snippet) again.
+def plan_uninstall(
+    names: list[str], scopes: tuple[str, ...], workspace: Path, statusline_only: bool = False
+) -> Plan:
+    """The changes that remove wherein's entries, its instruction snippet and its Claude Code
+    status line again (`statusline_only`: the status line alone).
 
     Raises:
         UsageError: an unknown agent.
@@ -134,6 +154,13 @@ def plan_uninstall(names: list[str], scopes: tuple[str, ...], workspace: Path) -
     plan = Plan(UNINSTALL, [])
     seen: set[Path] = set()
     for agent in _select(names, workspace, plan, uninstall=True):
+        if agent.name == "claude":
+            for scope in scopes:
+                removal = plan_statusline_removal(scope, workspace)
+                if removal is not None:
+                    plan.changes.append(removal)
+        if statusline_only:
+            continue
         for scope in scopes:
             path = agent.config_file(scope, workspace)
             project = _project(scope, workspace)
@@ -227,7 +254,7 @@ def _install_change(
     created = Created(
         file=before is None,
         keys=[k for k in missing if document.get(tuple(k)) is None],
-        dirs=_missing_dirs(path),
+        dirs=missing_dirs(path),
     )
     return FileChange(label, path, before, after, created, project)
 
@@ -260,7 +287,7 @@ def _uninstall_change(
     return FileChange(label, path, before, after, created, project)
 
 
-def _missing_dirs(path: Path) -> list[str]:
+def missing_dirs(path: Path) -> list[str]:
     """The folders above `path` that do not exist yet (install creates them)."""
     missing = []
     for parent in path.parents:

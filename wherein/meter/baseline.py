@@ -7,9 +7,11 @@ from datetime import datetime, time, timedelta, timezone
 from pathlib import Path
 
 from wherein.errors import UsageError
+from wherein.meter.breakdown import BY_CHOICES, breakdowns
 from wherein.meter.claude import DEDUPE_LARGEST
 from wherein.meter.jsonl import ReadStats
 from wherein.meter.ledgers import find_ledgers, read_ledgers
+from wherein.meter.parsecache import ParseCache, cache_path
 from wherein.meter.prices import load_prices, user_prices_path
 from wherein.meter.steps import bucket_steps, count_steps
 from wherein.meter.summary import Filters, day_costs, recall_session_names, summarize
@@ -51,11 +53,17 @@ def build_baseline(
     dedupe: str = DEDUPE_LARGEST,
     one_hour_as_5m: bool = False,
     with_days: bool = False,
+    cache: bool = True,
+    workers: int | None = None,
+    by: str | None = None,
 ) -> dict:
     """The baseline report as a dict (see `summarize`), from this user's ledgers or `ledgers`.
 
     It adds `context_by_step` (see `bucket_steps`) and, `with_days`, `cost_by_day` (see
-    `day_costs`): a second pricing pass, so only the HTML report asks for it.
+    `day_costs`): a second pricing pass, so only the HTML report asks for it. With `cache`,
+    each file's results are kept in `<data home>/meter-cache.sqlite` and a file unchanged
+    since is not read again; `workers` as `read_ledgers`. `by` (one of `BY_CHOICES`) adds
+    `breakdowns[by]` (see `breakdowns`); `with_days` adds every grouping, for the page.
 
     Raises:
         UsageError: a bad date, or a `--ledger` file that does not exist.
@@ -65,10 +73,15 @@ def build_baseline(
     filters = Filters(
         since=parse_day(since), until=parse_day(until, end=True), project=project or None
     )
+    if by is not None and by not in BY_CHOICES:
+        raise UsageError(f"--by {by!r} is not a grouping: choose from {', '.join(BY_CHOICES)}.")
     if filters.since is not None and filters.until is not None and filters.since >= filters.until:
         raise UsageError(f"--since {since} is not before --until {until}: swap or widen them.")
     prices = load_prices(environ)
-    ledger = read_ledgers(find_ledgers(ledgers, environ), dedupe=dedupe)
+    store = ParseCache(cache_path(environ)) if cache else None
+    ledger = read_ledgers(
+        find_ledgers(ledgers, environ), dedupe=dedupe, cache=store, workers=workers
+    )
     usage_stats = ReadStats()
     usage = read_usage(usage_path(environ), usage_stats)
     summary = summarize(ledger, usage, prices, filters, one_hour_as_5m=one_hour_as_5m)
@@ -76,10 +89,18 @@ def build_baseline(
     summary["context_by_step"] = bucket_steps(count_steps(ledger, recall_names, filters))
     if with_days:
         summary["cost_by_day"] = day_costs(ledger, prices, filters, one_hour_as_5m=one_hour_as_5m)
+    groupings = BY_CHOICES if with_days else (by,) if by else ()
+    if groupings:
+        summary["breakdowns"] = breakdowns(
+            ledger, prices, filters, recall_names, groupings, one_hour_as_5m=one_hour_as_5m
+        )
     summary["usage_rows_malformed"] = usage_stats.malformed
     summary["usage_rows_rejected"] = usage_stats.rejected
     summary["usage_rejected"] = usage_stats.rejected_list()
     summary["sources"]["unreadable"] += usage_stats.unreadable
+    summary["sources"]["files_from_cache"] = ledger.files_from_cache
+    summary["sources"]["cache_problem"] = ledger.cache_problem
     summary["filters"] = {"since": since, "until": until, "project": project}
+    summary["by"] = by
     summary["rules"]["user_price_file"] = str(user_prices_path(environ))
     return summary

@@ -2,7 +2,8 @@
 
 Claude Code writes one line per content block of a response and repeats the response's usage
 on each; early streamed lines carry placeholder output counts. Lines are therefore merged on
-(message.id, requestId), keeping the line with the largest token total. Subagent transcripts
+(message.id, requestId), keeping the line with the largest token total; a gateway that drops
+requestId leaves message.id, which alone still merges every copy. Subagent transcripts
 share their parent's sessionId, so their requests count in the parent session.
 """
 
@@ -10,39 +11,44 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from wherein.meter.bounds import (
-    COUNT_TOO_LARGE,
-    MAX_COUNT,
-    NEGATIVE_COUNT,
-    OutOfRange,
-    check_cost,
-    check_count,
-    check_time,
+from wherein.meter import claudeschema
+from wherein.meter.bounds import OutOfRange, check_cost, check_time
+from wherein.meter.jsonl import ReadStats, decode_line, iter_json_lines
+from wherein.meter.parsed import (
+    DEDUPE_FIRST,
+    DEDUPE_LARGEST,
+    KEY_BYTES,
+    KIND_CLAUDE,
+    NO_KEY,
+    Merger,
+    ParsedFile,
 )
-from wherein.meter.jsonl import ReadStats, iter_json_lines
-from wherein.meter.table import SOURCE_CLAUDE, Request, RequestTable
+from wherein.meter.responses import (
+    LINE_TYPES,
+    RECALL_TOOL,
+    SYNTHETIC_MODEL,
+    response_usage,
+    short_label,
+)
+from wherein.meter.table import NO_COST, SOURCE_CLAUDE, Request, RequestTable
 
 __all__ = [
+    "DEDUPE_FIRST",
+    "DEDUPE_LARGEST",
     "PROJECTS_DIR",
     "ClaudeReader",
     "claude_candidates",
     "claude_roots",
     "claude_transcripts",
+    "parse_claude",
 ]
 
 PROJECTS_DIR = "projects"
-RECALL_TOOL = re.compile(r"^mcp__.+__recall$")  # mcp__<server>__recall, any server name
-# Claude Code writes locally generated notices (API errors, "no response requested") as
-# assistant lines with this model and zero usage: they are not billed model calls.
-SYNTHETIC_MODEL = "<synthetic>"
-DEDUPE_KEY_BYTES = 16  # blake2b-128 of the key: no realistic collision, 1/3 the memory of str
-DEDUPE_LARGEST = "largest"
-DEDUPE_FIRST = "first"  # ccusage's documented rule, kept for comparison only
+DEDUPE_KEY_BYTES = KEY_BYTES
 
 
 def claude_candidates(environ: Mapping[str, str] | None = None) -> list[Path]:
@@ -79,132 +85,212 @@ class ClaudeReader:
     """Reads transcripts into a table, merging streamed copies across every file it reads."""
 
     def __init__(self, table: RequestTable, stats: ReadStats, dedupe: str = DEDUPE_LARGEST):
-        self.table = table
-        self.stats = stats
+        self.merger = Merger(table, stats, dedupe)
         self.dedupe = dedupe
-        self.recall_calls: dict[str, int] = {}
-        self.sidechain_requests = 0
-        self._rows: dict[bytes, int] = {}
-        self._tool_ids: set[str] = set()
+
+    @property
+    def recall_calls(self) -> dict[str, int]:
+        return self.merger.recall_calls
+
+    @property
+    def sidechain_requests(self) -> int:
+        return self.merger.sidechain_requests
 
     def read(self, path: Path) -> None:
         """Read one transcript; a link found under `projects/` is not followed (see jsonl.py)."""
-        fallback_project = _project_from_path(path)
-        for line in iter_json_lines(path, self.stats):
-            if not isinstance(line, dict):
-                self.stats.note_malformed(path)
-                continue
-            if line.get("type") != "assistant":
-                continue
-            message = line.get("message")
-            if not isinstance(message, dict):
-                self.stats.note_malformed(path)
-                continue
-            session = line.get("sessionId")
-            if not isinstance(session, str) or not session:
-                self.stats.note_malformed(path)
-                continue
-            self._note_recall(session, message.get("content"))
-            if message.get("model") == SYNTHETIC_MODEL:
-                continue
-            try:
-                request = _request(line, message, session, fallback_project)
-            except OutOfRange as err:
-                self.stats.note_rejected(path, err.reason)
-                continue
-            if request is None:
-                self.stats.note_malformed(path)
-                continue
-            self._keep(line, message, request)
-
-    def _keep(self, line: dict, message: dict, request: Request) -> None:
-        message_id = message.get("id")
-        if not isinstance(message_id, str) or not message_id:
-            self._add(request, line)  # nothing to merge on: every such line is its own request
-            return
-        # ccusage falls back to message.id alone when requestId is missing (its #985); so do we.
-        request_id = line.get("requestId") if isinstance(line.get("requestId"), str) else ""
-        key = hashlib.blake2b(
-            f"{message_id}\x00{request_id}".encode(), digest_size=DEDUPE_KEY_BYTES
-        ).digest()
-        index = self._rows.get(key)
-        if index is None:
-            self._rows[key] = self._add(request, line)
-            return
-        self.stats.duplicate_lines += 1
-        if self.dedupe == DEDUPE_LARGEST and request.total > self.table.total(index):
-            self.table.replace(index, request)
-
-    def _add(self, request: Request, line: dict) -> int:
-        index = self.table.add(request)
-        if line.get("isSidechain") is True:
-            self.sidechain_requests += 1
-        return index
-
-    def _note_recall(self, session: str, content: Any) -> None:
-        if not isinstance(content, list):
-            return
-        for block in content:
-            if not (isinstance(block, dict) and block.get("type") == "tool_use"):
-                continue
-            name = block.get("name")
-            if not (isinstance(name, str) and RECALL_TOOL.match(name)):
-                continue
-            tool_id = block.get("id")
-            if isinstance(tool_id, str):
-                if tool_id in self._tool_ids:  # the same block copied into a resumed session
-                    continue
-                self._tool_ids.add(tool_id)
-            self.recall_calls[session] = self.recall_calls.get(session, 0) + 1
+        self.merger.merge(parse_claude(path, self.dedupe))
 
 
-def _request(line: dict, message: dict, session: str, fallback_project: str) -> Request | None:
-    """The request one assistant line describes, or None when its usage is malformed.
+def parse_claude(path: Path, dedupe: str = DEDUPE_LARGEST) -> ParsedFile:
+    """One transcript's requests, its streamed copies merged by `dedupe`, and its recall calls.
 
-    Raises:
-        OutOfRange: a count, the stored cost or the time is out of range (see bounds.py).
+    Only lines holding the text "assistant" are parsed (a response's line always does); the
+    rest, user turns with their tool results, are most of a transcript's bytes. Likewise a
+    line's blocks are searched for a recall tool_use only when it holds the text "recall".
+    (Claude Code writes these words as they are; a line spelling them with JSON escapes is
+    not one it wrote.) The loop runs once per response line, so it appends to the table's
+    columns itself.
     """
-    usage = message.get("usage")
-    model = message.get("model")
-    when = check_time(line.get("timestamp"))
-    if not isinstance(usage, dict) or not isinstance(model, str) or not model or when is None:
+    parsed = ParsedFile(KIND_CLAUDE)
+    stats, table, keys, sidechain = parsed.stats, parsed.table, parsed.keys, parsed.sidechain
+    fallback_project = _project_from_path(path)
+    rows: dict[tuple[str, str], int] = {}  # (message.id, requestId) -> row, in this file
+    tool_ids: set[str] = set()
+    largest = dedupe == DEDUPE_LARGEST
+    name_id = table.name_id
+    appends = [getattr(table, column).append for column in RequestTable.COLUMNS]
+    add_time, add_session, add_model, add_project, add_input, add_read = appends[:6]
+    add_5m, add_1h, add_output, add_cost, add_source = appends[6:]
+
+    def opened(info: os.stat_result) -> None:
+        parsed.signature = (info.st_size, info.st_mtime_ns, info.st_ino)
+
+    decode = claudeschema.decode or decode_line
+    lines = iter_json_lines(
+        path, stats, keep=_may_hold_a_response, on_open=opened, raw=True, decode=decode
+    )
+    for raw, line in lines:
+        if type(line) is claudeschema.Line:
+            facts = _typed_facts(raw, line, path, parsed, tool_ids)
+        else:
+            facts = _general_facts(raw, line, path, parsed, tool_ids)
+        if facts is None:
+            continue
+        session, model, message_id, request_id, cwd, sidechain_flag, values = facts
+        when, fresh, read, write_5m, write_1h, output, cost = values
+        when, fresh, read, write_5m, write_1h, output, cost = values
+        if type(message_id) is not str or not message_id:
+            key = NO_KEY  # nothing to merge on: every such line is its own request
+        else:
+            # ccusage falls back to message.id alone when requestId is missing (its #985), as
+            # third-party gateways write it: every streamed copy still shares that key.
+            pair = (message_id, request_id if type(request_id) is str else "")
+            index = rows.get(pair)
+            if index is not None:
+                stats.duplicate_lines += 1
+                if largest and fresh + read + write_5m + write_1h + output > table.total(index):
+                    project = cwd if type(cwd) is str and cwd else fallback_project
+                    counts = (fresh, read, write_5m, write_1h, output)
+                    request = Request(when, session, model, project, *counts, cost, SOURCE_CLAUDE)
+                    table.replace(index, request)
+                continue
+            rows[pair] = len(keys)
+            key = _digest(pair)
+        add_time(when)
+        add_session(name_id(session))
+        add_model(name_id(model))
+        add_project(name_id(cwd if type(cwd) is str and cwd else fallback_project))
+        add_input(fresh)
+        add_read(read)
+        add_5m(write_5m)
+        add_1h(write_1h)
+        add_output(output)
+        add_cost(NO_COST if cost is None else cost)
+        add_source(SOURCE_CLAUDE)
+        keys.append(key)
+        sidechain.append(sidechain_flag is True)
+    return parsed
+
+
+Facts = tuple[str, str, Any, Any, Any, Any, tuple]  # session, model, ids, cwd, sidechain, usage
+
+
+def _typed_facts(
+    raw: bytes, line: Any, path: Path, parsed: ParsedFile, tool_ids: set[str]
+) -> Facts | None:
+    """`_general_facts` for a line `claudeschema` decoded: its counts are known to be ints in
+    range and its usage fields known, so what is left to check is checked the same way."""
+    stats = parsed.stats
+    kind = line.type
+    if kind != "assistant":
+        if kind not in LINE_TYPES:
+            stats.note_not_understood(f"Claude line type {short_label(kind)}")
         return None
-    counts = (
-        usage.get("input_tokens"),
-        usage.get("cache_creation_input_tokens", 0),
-        usage.get("cache_read_input_tokens", 0),
-        usage.get("output_tokens"),
-    )
-    for count in counts:  # inline check_count: this runs once per line
-        if type(count) is not int:
+    message = line.message
+    session = line.sessionId
+    if message is None or type(session) is not str or not session:
+        stats.note_malformed(path)
+        return None
+    content = message.content
+    if b"recall" in raw and type(content) is list:
+        for block in content:
+            if block.type == "tool_use":
+                _note_tool(parsed.recall, tool_ids, session, block.name, block.id)
+    model = message.model
+    if model == SYNTHETIC_MODEL:
+        return None
+    usage = message.usage
+    try:  # in response_usage's order: the time, the usage's shape, then the stored cost
+        when = check_time(line.timestamp)
+        if usage is None or type(model) is not str or not model or when is None:
+            stats.note_malformed(path)
             return None
-        if not 0 <= count < MAX_COUNT:
-            raise OutOfRange(NEGATIVE_COUNT if count < 0 else COUNT_TOO_LARGE)
-    input_tokens, cache_write, cache_read, output = counts
-    write_1h = 0
-    split = usage.get("cache_creation")
-    if isinstance(split, dict):
-        one_hour = split.get("ephemeral_1h_input_tokens", 0)
-        if not check_count(one_hour):
-            return None
-        # Whatever of the total the split does not put under 1h is billed at the 5-minute
-        # rate, Anthropic's default TTL; a split larger than the total is capped by it.
-        write_1h = min(one_hour, cache_write)
-    cost = line.get("costUSD")
-    cwd = line.get("cwd")
-    return Request(
-        time=when,
-        session=session,
-        model=model,
-        project=cwd if isinstance(cwd, str) and cwd else fallback_project,
-        input=input_tokens,
-        cache_read=cache_read,
-        cache_write_5m=cache_write - write_1h,
-        cache_write_1h=write_1h,
-        output=output,
-        stored_cost=float(cost) if check_cost(cost) else None,  # not a number: priced instead
-        source=SOURCE_CLAUDE,
+        stored = line.costUSD
+        stored = float(stored) if stored is not None and check_cost(stored) else None
+    except OutOfRange as err:
+        stats.note_rejected(path, err.reason)
+        return None
+    write = usage.cache_creation_input_tokens
+    split = usage.cache_creation
+    write_1h = 0 if split is None else min(split.ephemeral_1h_input_tokens, write)
+    values = (
+        when,
+        usage.input_tokens,
+        usage.cache_read_input_tokens,
+        write - write_1h,
+        write_1h,
+        usage.output_tokens,
+        stored,
     )
+    return session, model, message.id, line.requestId, line.cwd, line.isSidechain, values
+
+
+def _general_facts(
+    raw: bytes, line: Any, path: Path, parsed: ParsedFile, tool_ids: set[str]
+) -> Facts | None:
+    """What one line holds: a response's (session, model, message id, request id, cwd,
+    isSidechain, `response_usage` values), or None, having counted a line that is not one."""
+    stats = parsed.stats
+    if type(line) is not dict:
+        stats.note_malformed(path)
+        return None
+    kind = line.get("type")
+    if kind != "assistant":
+        if kind not in LINE_TYPES:
+            stats.note_not_understood(f"Claude line type {short_label(kind)}")
+        return None
+    message = line.get("message")
+    if type(message) is not dict:
+        stats.note_malformed(path)
+        return None
+    session = line.get("sessionId")
+    if type(session) is not str or not session:
+        stats.note_malformed(path)
+        return None
+    if b"recall" in raw:  # the tool's name; a cheap test before walking the blocks
+        content = message.get("content")
+        if type(content) is list:
+            for block in content:
+                if type(block) is dict and block.get("type") == "tool_use":
+                    _note_tool(parsed.recall, tool_ids, session, block.get("name"), block.get("id"))
+    model = message.get("model")
+    if model == SYNTHETIC_MODEL:
+        return None
+    try:
+        values = response_usage(line, message, model, stats)
+    except OutOfRange as err:
+        stats.note_rejected(path, err.reason)
+        return None
+    if values is None:
+        stats.note_malformed(path)
+        return None
+    ids = (message.get("id"), line.get("requestId"))
+    return session, model, *ids, line.get("cwd"), line.get("isSidechain"), values
+
+
+def _digest(pair: tuple[str, str]) -> bytes:
+    """The merge key as kept across files: 16 bytes, whatever the ids' length."""
+    data = f"{pair[0]}\x00{pair[1]}".encode("utf-8", "surrogatepass")  # a lone surrogate
+    return hashlib.blake2b(data, digest_size=DEDUPE_KEY_BYTES).digest()  # from a JSON escape
+
+
+def _may_hold_a_response(raw: bytes) -> bool:
+    return b'"assistant"' in raw
+
+
+def _note_tool(
+    found: list[tuple[str, str]], seen: set[str], session: str, name: Any, tool_id: Any
+) -> None:
+    """Note a tool_use block if it calls recall (`mcp__<server>__recall`), once per id."""
+    if not (isinstance(name, str) and RECALL_TOOL.match(name)):
+        return
+    if isinstance(tool_id, str) and tool_id:
+        if tool_id in seen:  # the same block copied again within this file
+            return
+        seen.add(tool_id)
+    else:
+        tool_id = ""
+    found.append((session, tool_id))
 
 
 def _project_from_path(path: Path) -> str:

@@ -10,25 +10,38 @@ A DeepSeek harness maps `prompt_cache_miss_tokens` to `input_tokens` and
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from wherein.meter.bounds import OutOfRange, check_cost, check_count, check_time
 from wherein.meter.jsonl import ReadStats, iter_json_lines
+from wherein.meter.parsed import KIND_GENERIC, NO_KEY, Merger, ParsedFile
 from wherein.meter.table import SOURCE_GENERIC, Request, RequestTable
 
-__all__ = ["REQUIRED_COUNTS", "read_generic"]
+__all__ = ["REQUIRED_COUNTS", "parse_generic", "read_generic"]
 
 REQUIRED_COUNTS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens")
 
 
 def read_generic(path: Path, table: RequestTable, stats: ReadStats) -> None:
-    """Add every well-formed row of `path` to `table`; count the others as malformed, or as
-    rejected when a value is out of range.
+    """Add every well-formed row of `path` to `table` (see `parse_generic`)."""
+    Merger(table, stats).merge(parse_generic(path))
+
+
+def parse_generic(path: Path) -> ParsedFile:
+    """Every well-formed row of `path`; the others counted as malformed, or as rejected when
+    a value is out of range.
 
     `path` was named by the user (`--ledger`), so a link there is followed.
     """
-    for row in iter_json_lines(path, stats, follow_links=True):
+    parsed = ParsedFile(KIND_GENERIC)
+    stats, table = parsed.stats, parsed.table
+
+    def opened(info: os.stat_result) -> None:
+        parsed.signature = (info.st_size, info.st_mtime_ns, info.st_ino)
+
+    for row in iter_json_lines(path, stats, follow_links=True, on_open=opened):
         try:
             request = _request(row, path)
         except OutOfRange as err:
@@ -38,6 +51,9 @@ def read_generic(path: Path, table: RequestTable, stats: ReadStats) -> None:
             stats.note_malformed(path)
             continue
         table.add(request)
+        parsed.keys.append(NO_KEY)
+        parsed.sidechain.append(0)
+    return parsed
 
 
 def _request(row: Any, path: Path) -> Request | None:

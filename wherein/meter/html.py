@@ -22,7 +22,7 @@ from pathlib import Path
 from wherein import __version__
 from wherein.errors import UsageError
 from wherein.meter.charts import chart_specs
-from wherein.meter.report import NO_RECALL_YET, report_rows
+from wherein.meter.report import BREAKDOWN_COLUMNS, NO_RECALL_YET, breakdown_cells, report_rows
 
 __all__ = ["CHART_JS_SHA256", "CHART_JS_VERSION", "render_html", "write_html"]
 
@@ -72,6 +72,7 @@ def render_html(summary: dict, *, generated: datetime | None = None) -> str:
         *_chart_section("cost-by-day", "2", specs["cost"]),
         *_usage_section(specs["usage"]),
         *_baseline_section(summary, rows),
+        *_breakdown_section(summary),
         _footer(when),
         '<script type="application/json" id="wherein-data">',
         _json_for_script(data),
@@ -303,6 +304,72 @@ def _baseline_section(summary: dict, rows: dict) -> list[str]:
     lines += [f"<li>{_e(note)}</li>" for note in rows["notes"]]
     lines += ["</ul>", "</section>"]
     return lines
+
+
+def _breakdown_section(summary: dict) -> list[str]:
+    """Section 5: a table per grouping, each sortable by any column (report.js)."""
+    tables = summary.get("breakdowns") or {}
+    if not tables:
+        return []
+    chosen = summary.get("by") or "model"
+    lines = [
+        '<section id="breakdowns">',
+        "<h2>5. Breakdowns: by day, week, month, session, project and model</h2>",
+        '<p class="note">Each request counts in the day, week (ISO, Monday first) and month of '
+        "its own time, UTC. A column's heading sorts the table by it; a model with no price "
+        "keeps its tokens and shows no cost.</p>",
+    ]
+    for by, table in tables.items():
+        count = len(table["rows"])
+        is_open = " open" if by == chosen else ""
+        lines += [
+            f'<details class="breakdown" id="by-{_e(by)}"{is_open}>',
+            f"<summary>By {_e(by)} ({count:,} row{'' if count == 1 else 's'})</summary>",
+            *_breakdown_table(by, table),
+            "</details>",
+        ]
+    lines.append("</section>")
+    return lines
+
+
+def _breakdown_table(by: str, table: dict) -> list[str]:
+    head = []
+    for i, name in enumerate(BREAKDOWN_COLUMNS):
+        kind, css = ("text", ' class="text"') if i == 0 else ("number", "")
+        label = _e(by if i == 0 else name)
+        head.append(
+            f'<th scope="col"{css} data-type="{kind}"><button type="button">{label}</button></th>'
+        )
+    body = [_breakdown_row(row) for row in table["rows"]]
+    total = _breakdown_row({"key": "total", **table["total"]}, cell="th")
+    return [
+        f'<table class="sortable"><thead><tr>{"".join(head)}</tr></thead><tbody>',
+        *body,
+        f"</tbody><tfoot>{total}</tfoot></table>",
+    ]
+
+
+def _breakdown_row(row: dict, cell: str = "td") -> str:
+    """A row's cells, each with its exact value to sort by; the text is what the terminal shows
+    (an unpriced cost sorts below every priced one)."""
+    tokens = row["tokens"]
+    values = [
+        row["key"],
+        row["sessions"],
+        row["requests"],
+        tokens["input"],
+        tokens["cache_read"],
+        tokens["cache_write_5m"] + tokens["cache_write_1h"],
+        tokens["output"],
+        -1 if row["cost_usd"] is None else row["cost_usd"],
+    ]
+    shown = breakdown_cells(row)
+    first = f'<{cell} scope="row" class="text" data-value="{_e(values[0])}">{_e(shown[0])}</{cell}>'
+    rest = "".join(
+        f'<td data-value="{v!r}">{_e(text)}</td>'
+        for v, text in zip(values[1:], shown[1:], strict=True)
+    )
+    return f"<tr>{first}{rest}</tr>"
 
 
 def _footer(when: str) -> str:

@@ -10,19 +10,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import tomlkit
-import tomlkit.exceptions
-
-try:  # the standard library's reader is ~15x faster than tomlkit here; 3.11+ only
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    tomllib = None  # type: ignore[assignment]
+from typing import Any, NamedTuple
 
 from wherein.errors import ConfigError
 from wherein.meter.bounds import MAX_RATE_USD, OutOfRange, check_time
@@ -46,9 +36,13 @@ MINUTES_PER_DAY = 24 * 60
 YEARS = "2000 .. 2099"  # bounds.check_time's range
 
 
-@dataclass(frozen=True)
-class Rates:
-    """USD per million tokens for each kind of token a request is billed for."""
+class Rates(NamedTuple):
+    """USD per million tokens for each kind of token a request is billed for.
+
+    NamedTuples rather than frozen dataclasses, here and for PriceRow: `wherein statusline`
+    prices a response on most refreshes, and importing dataclasses took it longer than
+    pricing.
+    """
 
     input: float
     cache_write_5m: float
@@ -69,8 +63,7 @@ class Rates:
         ) / TOKENS_PER_UNIT
 
 
-@dataclass(frozen=True)
-class PriceRow:
+class PriceRow(NamedTuple):
     """One dated row of the table for one model, with its optional tiers and its source."""
 
     model: str
@@ -152,7 +145,7 @@ def load_prices(environ: Mapping[str, str] | None = None) -> PriceBook:
     Raises:
         ConfigError: the user's file does not parse or a row is incomplete.
     """
-    shipped_text = resources.files("wherein.meter").joinpath(PACKAGE_TABLE).read_text("utf-8")
+    shipped_text = _shipped_table()
     rows = parse_price_table(shipped_text, f"wherein/meter/{PACKAGE_TABLE}")
     origins = [f"wherein/meter/{PACKAGE_TABLE}"]
     user_path = user_prices_path(environ)
@@ -170,11 +163,22 @@ def load_prices(environ: Mapping[str, str] | None = None) -> PriceBook:
     return PriceBook(rows, origins)
 
 
+def _shipped_table() -> str:
+    """The shipped table's text: the file beside this module, where an install puts it, else
+    through importlib.resources (a zipped package), which takes 10 ms to import."""
+    beside = Path(__file__).with_name(PACKAGE_TABLE)
+    if beside.is_file():
+        return beside.read_text(encoding="utf-8")
+    from importlib import resources  # pragma: no cover - a zipped install
+
+    return resources.files("wherein.meter").joinpath(PACKAGE_TABLE).read_text("utf-8")
+
+
 def parse_price_table(text: str, origin: str) -> list[PriceRow]:
     """Parse a price table in the format documented at the top of the shipped `prices.toml`."""
     try:
-        document = tomllib.loads(text) if tomllib is not None else tomlkit.parse(text).unwrap()
-    except (ValueError, tomlkit.exceptions.TOMLKitError) as err:  # TOMLDecodeError is a ValueError
+        document = _toml_loads(text)
+    except ValueError as err:  # TOMLDecodeError is a ValueError, and so is tomlkit's error here
         raise ConfigError(
             f"The price file {origin} is not valid TOML: {err}. Fix the line it names."
         ) from err
@@ -183,6 +187,27 @@ def parse_price_table(text: str, origin: str) -> list[PriceRow]:
         kind = type(entries).__name__
         raise ConfigError(f"The price file {origin} has 'price' as a {kind}; use [[price]] rows.")
     return [_parse_row(entry, origin, number) for number, entry in enumerate(entries, start=1)]
+
+
+def _toml_loads(text: str) -> dict:
+    """The standard library's reader (3.11+: ~15x faster than tomlkit here), else tomlkit."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        return _tomlkit_loads(text)
+    return tomllib.loads(text)
+
+
+def _tomlkit_loads(text: str) -> dict:  # pragma: no cover - Python 3.10
+    """tomlkit, imported only where there is no tomllib (it takes longer to import than the
+    status line may take to answer)."""
+    import tomlkit
+    import tomlkit.exceptions
+
+    try:
+        return tomlkit.parse(text).unwrap()
+    except tomlkit.exceptions.TOMLKitError as err:
+        raise ValueError(str(err)) from err
 
 
 def _parse_row(entry: Any, origin: str, number: int) -> PriceRow:

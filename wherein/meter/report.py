@@ -6,7 +6,13 @@ import textwrap
 
 from wherein.meter.textchart import format_step_chart
 
-__all__ = ["format_report", "report_rows"]
+__all__ = [
+    "BREAKDOWN_COLUMNS",
+    "breakdown_cells",
+    "format_breakdown",
+    "format_report",
+    "report_rows",
+]
 
 TEXT_WIDTH = 96  # sentences wrap here; the figures' lines stay whole
 LABEL_WIDTH = 30  # "avg context/request (typical)" plus one space, as in issue 7's block
@@ -49,8 +55,96 @@ def format_report(summary: dict, *, ascii_only: bool = False) -> str:
     lines += ["", _period_title(summary), *_block(_total_rows(summary))]
     lines += ["", "NOTES"]
     for note in _notes(summary):
-        lines += textwrap.wrap(note, TEXT_WIDTH, initial_indent="  - ", subsequent_indent="    ")
+        lines += textwrap.wrap(
+            note,
+            TEXT_WIDTH,
+            initial_indent="  - ",
+            subsequent_indent="    ",
+            break_on_hyphens=False,  # paths (-home-me-app) stay whole
+        )
     return "\n".join(lines) + "\n"
+
+
+def format_breakdown(summary: dict) -> str:
+    """Render `summary["breakdowns"][summary["by"]]` as a table, then the report's notes."""
+    by = summary["by"]
+    table = summary["breakdowns"][by]
+    head = ["", *BREAKDOWN_COLUMNS[1:]]
+    body = [breakdown_cells(row) for row in table["rows"]]
+    total = breakdown_cells({"key": "total", **table["total"]})
+    widths = [max(len(r[i]) for r in [head, *body, total]) for i in range(len(head))]
+    widths[0] = min(max(widths[0], len(by)), LABEL_MAX)
+
+    def line(cells: list[str]) -> str:
+        first = _cut(cells[0], widths[0]).ljust(widths[0])
+        rest = "".join(
+            f"  {cell:>{width}}" for cell, width in zip(cells[1:], widths[1:], strict=True)
+        )
+        return f"  {first}{rest}"
+
+    period = _period_title(summary).replace("ALL SESSIONS", "").strip()
+    lines = [f"BY {by.upper()}  {period}".rstrip(), line([by, *head[1:]])]
+    lines += [line(cells) for cells in body] or ["  (no request matches)"]
+    lines.append(line(total))
+    if any(row["unpriced_requests"] for row in table["rows"]):
+        lines.append("  * some of the row's requests have no price: see the notes.")
+    lines += ["", "NOTES"]
+    for note in _notes(summary):
+        lines += textwrap.wrap(
+            note,
+            TEXT_WIDTH,
+            initial_indent="  - ",
+            subsequent_indent="    ",
+            break_on_hyphens=False,
+        )
+    return "\n".join(lines) + "\n"
+
+
+BREAKDOWN_COLUMNS = (
+    "key",
+    "sessions",
+    "requests",
+    "input",
+    "cache read",
+    "cache write",
+    "output",
+    "cost",
+)
+LABEL_MAX = 44  # a session id or project path past this is cut in the middle
+
+
+def breakdown_cells(row: dict) -> list[str]:
+    """One breakdown row as the text table's cells (tokens in K, M and B; cost in dollars)."""
+    tokens = row["tokens"]
+    cost = row["cost_usd"]
+    if cost is None:
+        shown = "unpriced"
+    else:
+        shown = _usd(cost) + ("*" if row.get("unpriced_requests") else "")
+    return [
+        row["key"],
+        _count(row["sessions"]),
+        _count(row["requests"]),
+        _tokens(tokens["input"]),
+        _tokens(tokens["cache_read"]),
+        _tokens(tokens["cache_write_5m"] + tokens["cache_write_1h"]),
+        _tokens(tokens["output"]),
+        shown,
+    ]
+
+
+def _tokens(n: int) -> str:
+    for size, unit in ((10**9, "B"), (10**6, "M"), (10**3, "K")):
+        if n >= 10 * size:
+            return f"{n / size:,.1f}{unit}"
+    return f"{n:,}"
+
+
+def _cut(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    keep = width - 3
+    return f"{text[: keep // 2]}...{text[len(text) - (keep - keep // 2) :]}"
 
 
 def report_rows(summary: dict) -> dict:
@@ -139,13 +233,22 @@ def _total_rows(summary: dict) -> list[Row]:
     if summary["stored_cost_requests"]:
         parts.append(("  stored in the ledger", split["stored"]))
     hit_rate = summary["cache_hit_rate"]
+    split_rows = [(label, _usd(v), _percent(v / total if total else None)) for label, v in parts]
+    writes = summary.get("cache_write_split_usd")  # absent from a summary saved before it
+    if writes and split["cache_write"]:
+        at = 2  # under "cache writes": what each TTL cost, of the total and of the writes
+        for label, value in (("5-minute", writes["5m"]), ("1-hour", writes["1h"])):
+            of_total = _percent(value / total if total else None)
+            note = f"{of_total}; {_percent(value / split['cache_write'])} of cache writes"
+            at += 1
+            split_rows.insert(at, (f"    {label} cache writes", _usd(value), note))
     return [
         ("sessions", _count(summary["sessions"]), ""),
         ("requests", _count(summary["requests"]), ""),
         ("cost", _usd(total), ""),
         ("cache hit rate", _percent(hit_rate) or "n/a", "cache reads / all context tokens"),
         ("cost split", "", ""),
-        *((label, _usd(v), _percent(v / total if total else None)) for label, v in parts),
+        *split_rows,
         ("model calls per day", _number(summary["calls_per_day"]), "over the whole period"),
         ("cost per day", _usd(summary["cost_per_day"]), ""),
     ]
@@ -187,6 +290,15 @@ def _notes(summary: dict) -> list[str]:
         notes.append(f"{merged} streamed copies of Claude responses merged into their request.")
     if summary["repeated_events"]:
         notes.append(f"{_count(summary['repeated_events'])} repeated Codex totals skipped.")
+    if summary.get("replayed_turns"):
+        replayed = _count(summary["replayed_turns"])
+        notes.append(
+            f"{replayed} Codex turns replayed into a forked or resumed rollout counted once."
+        )
+    not_understood = summary.get("not_understood", [])
+    if not_understood:
+        kinds = "; ".join(f"{item['lines']:,} of {item['what']}" for item in not_understood)
+        notes.append(f"Not understood, so not counted (a newer agent may write them): {kinds}.")
     if summary["unmatched_usage_rows"]:
         stray = _count(summary["unmatched_usage_rows"])
         notes.append(f"{stray} recall calls in usage.jsonl match no session of these ledgers.")
@@ -194,6 +306,12 @@ def _notes(summary: dict) -> list[str]:
     notes += [f"Unreadable, skipped: {item}" for item in unreadable]
     if any(item.endswith(LINK_REASON) for item in unreadable):
         notes.append(LINKS_NOT_FOLLOWED)
+    problem = summary["sources"].get("cache_problem")
+    if problem:
+        notes.append(
+            f"Parse cache not used: {problem}; every file was read. Remove that file, and the "
+            "next run starts a new cache."
+        )
     rules = summary["rules"]
     tables = ", ".join(rules["price_tables"])
     notes.append(f"Prices: {tables}; 1-hour cache writes at the {rules['one_hour_cache_writes']}.")

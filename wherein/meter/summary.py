@@ -8,25 +8,37 @@ typical average is the mean of each session's own average, so every session coun
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+import numpy as np
+
 from wherein.meter.ledgers import Ledger
-from wherein.meter.prices import TOKENS_PER_UNIT, PriceBook
+from wherein.meter.prices import PriceBook
+from wherein.meter.pricing import (
+    SECONDS_PER_DAY,
+    Priced,
+    column,
+    exact_group_sums,
+    exact_sum,
+    price_requests,
+)
+from wherein.meter.table import RequestTable
 from wherein.meter.usage import SEARCH_ACTION, UsageRow
 
 __all__ = [
     "CHARS_PER_TOKEN",
     "COST_PARTS",
+    "TOKEN_KINDS",
     "Filters",
+    "admitted_rows",
     "day_costs",
     "recall_session_names",
     "summarize",
+    "why_unpriced",
 ]
 
-SECONDS_PER_DAY = 86_400
 # Tokens kept out of context are estimated from characters; four characters a token is the
 # usual rule of thumb for English and code, and source minus returned is an upper bound,
 # since the agent would not have read all of the source without recall.
@@ -108,8 +120,7 @@ def summarize(
         one_hour_as_5m: price 1-hour cache writes at the 5-minute rate (ccusage's rule, for
             comparison only; Anthropic bills them at twice the input rate).
     """
-    totals = _Pass(ledger, prices, filters, one_hour_as_5m)
-    totals.run()
+    totals = _Totals(ledger, prices, filters, one_hour_as_5m)
     names = ledger.table.names
     recall_rows = _recall_rows(usage_rows, filters)
     used_recall = recall_session_names(ledger, usage_rows, filters)
@@ -136,7 +147,7 @@ def summarize(
         "rejected_rows": ledger.stats.rejected,
         "rejected": ledger.stats.rejected_list(),
         "unpriced_models": [
-            {"model": model, "requests": n, "tokens": t, "reason": _why_unpriced(prices, model)}
+            {"model": model, "requests": n, "tokens": t, "reason": why_unpriced(prices, model)}
             for model, (n, t) in sorted(totals.unpriced.items())
         ],
         "unpriced_requests": sum(n for n, _ in totals.unpriced.values()),
@@ -145,6 +156,7 @@ def summarize(
         "groups": {name: tally.as_dict() for name, tally in groups.items()},
         "tokens": tokens,
         "cost_split_usd": totals.split,
+        "cache_write_split_usd": totals.write_split,
         "price_tiers": totals.tiers,
         **period,
         "calls_per_day": everyone.requests / span if span else None,
@@ -152,12 +164,15 @@ def summarize(
         "sidechain_requests": ledger.sidechain_requests,
         "duplicate_lines": ledger.stats.duplicate_lines,
         "repeated_events": ledger.stats.repeated_events,
+        "replayed_turns": ledger.stats.replayed_turns,
+        "not_understood": ledger.stats.not_understood_list(),
         "unmatched_usage_rows": sum(1 for r in recall_rows if r.session not in session_names),
         "sources": {
             "claude_files": len(ledger.files.claude),
             "codex_files": len(ledger.files.codex),
             "generic_files": len(ledger.files.generic),
             "lines": ledger.stats.lines,
+            "skipped_lines": ledger.stats.skipped_lines,
             "unreadable": list(ledger.stats.unreadable),
             "malformed_by_file": dict(ledger.stats.malformed_by_file),
         },
@@ -194,14 +209,31 @@ def day_costs(
 ) -> list[dict]:
     """Cost per UTC day from the first to the last day with a request, split as
     `cost_split_usd` is; days without a request are listed with zeros."""
-    daily = _DailyPass(ledger, prices, filters, one_hour_as_5m)
-    daily.run()
-    if not daily.by_day:
+    totals = _Totals(ledger, prices, filters, one_hour_as_5m)
+    if not totals.days:
         return []
+    rows = np.flatnonzero(totals.priced.admitted)
+    ids, inverse = np.unique(totals.day_numbers, return_inverse=True)
+    parts = totals.priced.parts
+    sums = {
+        name: np.bincount(inverse, weights=parts[name][rows], minlength=len(ids))
+        for name in (*COST_PARTS, "cache_write_5m", "cache_write_1h")
+        if name != "cache_write"
+    }
+    by_day = {
+        int(day): {
+            "cache_read": float(sums["cache_read"][k]),
+            "input": float(sums["input"][k]),
+            "cache_write": float(sums["cache_write_5m"][k] + sums["cache_write_1h"][k]),
+            "output": float(sums["output"][k]),
+            "stored": float(sums["stored"][k]),
+        }
+        for k, day in enumerate(ids)
+    }
     empty = dict.fromkeys(COST_PARTS, 0.0)
     return [
-        {"date": _date(day), **daily.by_day.get(day, empty)}
-        for day in range(min(daily.by_day), max(daily.by_day) + 1)
+        {"date": _date(day), **by_day.get(day, empty)}
+        for day in range(min(by_day), max(by_day) + 1)
     ]
 
 
@@ -211,106 +243,75 @@ def _recall_rows(usage_rows: Sequence[UsageRow], filters: Filters) -> list[Usage
     ]
 
 
-class _Pass:
-    """One pass over the table: filters, prices and sums every request."""
+def admitted_rows(table: RequestTable, filters: Filters) -> np.ndarray:
+    """bool per request: inside the time window and the project filter."""
+    times = column(table.time)
+    keep = np.ones(len(table), dtype=bool)
+    if filters.since is not None:
+        keep &= times >= filters.since
+    if filters.until is not None:
+        keep &= times < filters.until
+    if filters.project is not None and len(table):
+        wanted = filters.project
+        matches = np.fromiter((wanted in name for name in table.names), bool, len(table.names))
+        keep &= matches[column(table.project)]
+    return keep
+
+
+class _Totals:
+    """The sums of one pricing of every admitted request (see `pricing.py`)."""
 
     def __init__(self, ledger: Ledger, prices: PriceBook, filters: Filters, one_hour_as_5m: bool):
-        self.table = ledger.table
-        self.prices = prices
-        self.filters = filters
-        self.one_hour_as_5m = one_hour_as_5m
-        self.tokens = dict.fromkeys(TOKEN_KINDS, 0)
-        self.split = dict.fromkeys(COST_PARTS, 0.0)
-        self.tiers = dict.fromkeys(TIERS, 0)
+        table = ledger.table
+        admitted = admitted_rows(table, filters)
+        priced = price_requests(table, prices, admitted, one_hour_as_5m=one_hour_as_5m)
+        self.priced = priced
+        rows = np.flatnonzero(admitted)
+        self.tokens = {kind: exact_sum(column(getattr(table, kind))[rows]) for kind in TOKEN_KINDS}
+        parts = {name: float(values[rows].sum()) for name, values in priced.parts.items()}
+        self.split = {
+            "cache_read": parts["cache_read"],
+            "input": parts["input"],
+            "cache_write": parts["cache_write_5m"] + parts["cache_write_1h"],
+            "output": parts["output"],
+            "stored": parts["stored"],
+        }
+        self.write_split = {"5m": parts["cache_write_5m"], "1h": parts["cache_write_1h"]}
+        tiers = np.bincount(priced.tier[rows][priced.tier[rows] >= 0], minlength=len(TIERS))
+        self.tiers = {name: int(tiers[i]) for i, name in enumerate(TIERS)}
+        self.stored_requests = int(priced.stored.sum())
         self.unpriced: dict[str, list[int]] = {}  # model -> [requests, tokens]
-        self.sessions: dict[int, list[float]] = {}  # session id -> [requests, context, cost]
-        self.days: dict[int, list[float]] = {}  # UTC day number -> [requests, cost]
-        self.stored_requests = 0
-        self._project_match: dict[int, bool] = {}
-
-    def run(self) -> None:
-        """Sum every request the filters admit."""
-        table = self.table
-        for i in range(len(table)):
-            when = table.time[i]
-            if self.filters.admits_time(when) and self._admits_project(table.project[i]):
-                self._add(i, when)
-
-    def _admits_project(self, project_id: int) -> bool:
-        wanted = self.filters.project
-        if wanted is None:
-            return True
-        matched = self._project_match.get(project_id)
-        if matched is None:
-            matched = self._project_match[project_id] = wanted in self.table.names[project_id]
-        return matched
-
-    def _add(self, i: int, when: float) -> None:
-        table = self.table
-        fresh, read = table.input[i], table.cache_read[i]
-        write_5m, write_1h = table.cache_write_5m[i], table.cache_write_1h[i]
-        output = table.output[i]
-        context = fresh + read + write_5m + write_1h
-        tokens = self.tokens
-        tokens["input"] += fresh
-        tokens["cache_read"] += read
-        tokens["cache_write_5m"] += write_5m
-        tokens["cache_write_1h"] += write_1h
-        tokens["output"] += output
-        cost = table.stored_cost[i]
-        if not math.isnan(cost):
-            self.stored_requests += 1
-            self.split["stored"] += cost
-        else:
-            cost = self._price(table.names[table.model[i]], when, context, i)
-        session = self.sessions.setdefault(table.session[i], [0, 0, 0.0])
-        session[0] += 1
-        session[1] += context
-        session[2] += cost
-        day = self.days.setdefault(int(when // SECONDS_PER_DAY), [0, 0.0])
-        day[0] += 1
-        day[1] += cost
-
-    def _price(self, model: str, when: float, context: int, i: int) -> float:
-        """Price row `i` from the table; 0 (and noted as unpriced) for an unknown model."""
-        table = self.table
-        row = self.prices.lookup(model, when)
-        if row is None:
-            entry = self.unpriced.setdefault(model, [0, 0])
-            entry[0] += 1
-            entry[1] += context + table.output[i]
-            return 0.0
-        rates, tier = row.rates_at(when, context)
-        self.tiers[tier] += 1
-        one_hour = rates.cache_write_5m if self.one_hour_as_5m else rates.cache_write_1h
-        read = table.cache_read[i] * rates.cache_read / TOKENS_PER_UNIT
-        fresh = table.input[i] * rates.input / TOKENS_PER_UNIT
-        writes = table.cache_write_5m[i] * rates.cache_write_5m + table.cache_write_1h[i] * one_hour
-        writes /= TOKENS_PER_UNIT
-        output = table.output[i] * rates.output / TOKENS_PER_UNIT
-        split = self.split
-        split["cache_read"] += read
-        split["input"] += fresh
-        split["cache_write"] += writes
-        split["output"] += output
-        return read + fresh + writes + output
+        lost = np.flatnonzero(priced.unpriced)
+        if len(lost):
+            models = column(table.model)[lost]
+            tokens = priced.context[lost] + column(table.output)[lost].astype(np.int64)
+            ids, inverse = np.unique(models, return_inverse=True)
+            counts = np.bincount(inverse, minlength=len(ids))
+            sums = exact_group_sums(inverse, tokens, len(ids))
+            for k, model_id in enumerate(ids):
+                self.unpriced[table.names[model_id]] = [int(counts[k]), sums[k]]
+        # session id -> [requests, context, cost]; UTC day number -> [requests, cost]
+        self.sessions = _by_group(column(table.session)[rows], priced, rows)
+        self.day_numbers = np.floor_divide(column(table.time)[rows], SECONDS_PER_DAY).astype(
+            np.int64
+        )
+        self.days = {
+            day: [requests, cost]
+            for day, (requests, _, cost) in _by_group(self.day_numbers, priced, rows).items()
+        }
 
 
-class _DailyPass(_Pass):
-    """A pass that keeps the cost split per UTC day: before each request, `split` is pointed
-    at that day's own dict, so the pricing code fills it unchanged."""
-
-    def __init__(self, ledger: Ledger, prices: PriceBook, filters: Filters, one_hour_as_5m: bool):
-        super().__init__(ledger, prices, filters, one_hour_as_5m)
-        self.by_day: dict[int, dict[str, float]] = {}
-
-    def _add(self, i: int, when: float) -> None:
-        day = int(when // SECONDS_PER_DAY)
-        split = self.by_day.get(day)
-        if split is None:
-            split = self.by_day[day] = dict.fromkeys(COST_PARTS, 0.0)
-        self.split = split
-        super()._add(i, when)
+def _by_group(groups: np.ndarray, priced: Priced, rows: np.ndarray) -> dict[int, list]:
+    """Per distinct value of `groups` (one per row of `rows`): requests, context, cost."""
+    if not len(rows):
+        return {}
+    ids, inverse = np.unique(groups, return_inverse=True)
+    requests = np.bincount(inverse, minlength=len(ids))
+    context = exact_group_sums(inverse, priced.context[rows], len(ids))
+    cost = np.bincount(inverse, weights=priced.cost[rows], minlength=len(ids))
+    return {
+        int(group): [int(requests[k]), context[k], float(cost[k])] for k, group in enumerate(ids)
+    }
 
 
 def _recall_usage(rows: list[UsageRow], calls_in_transcripts: int) -> dict:
@@ -349,7 +350,8 @@ def _date(day: int) -> str:
     return datetime.fromtimestamp(day * SECONDS_PER_DAY, tz=timezone.utc).date().isoformat()
 
 
-def _why_unpriced(prices: PriceBook, model: str) -> str:
+def why_unpriced(prices: PriceBook, model: str) -> str:
+    """Why `model` has no price: not in the table, or not yet at the time asked about."""
     rows = prices.candidates(model)
     if not rows:
         return "not in the price table"

@@ -11,7 +11,14 @@ import math
 from array import array
 from typing import NamedTuple
 
-__all__ = ["Request", "RequestTable", "SOURCE_CLAUDE", "SOURCE_CODEX", "SOURCE_GENERIC"]
+__all__ = [
+    "NO_COST",
+    "SOURCE_CLAUDE",
+    "SOURCE_CODEX",
+    "SOURCE_GENERIC",
+    "Request",
+    "RequestTable",
+]
 
 SOURCE_CLAUDE = 0
 SOURCE_CODEX = 1
@@ -106,6 +113,33 @@ class RequestTable:
         self.output[index] = request.output
         self.stored_cost[index] = NO_COST if request.stored_cost is None else request.stored_cost
         self.source[index] = request.source
+
+    COLUMNS = (
+        *("time", "session", "model", "project", "input", "cache_read"),
+        *("cache_write_5m", "cache_write_1h", "output", "stored_cost", "source"),
+    )
+    NAME_COLUMNS = ("session", "model", "project")
+
+    def extend_from(self, other: RequestTable, rows: list[int] | None = None) -> None:
+        """Append `other`'s rows (all, or those listed, in that order), names re-interned."""
+        ids = [self.name_id(name) for name in other.names]
+        for column in self.COLUMNS:
+            mine, theirs = getattr(self, column), getattr(other, column)
+            if column in self.NAME_COLUMNS:
+                source = theirs if rows is None else [theirs[i] for i in rows]
+                mine.extend([ids[n] for n in source])
+            elif rows is None:
+                mine.extend(theirs)
+            else:
+                mine.extend([theirs[i] for i in rows])
+
+    def copy_row(self, index: int, other: RequestTable, row: int) -> None:
+        """Overwrite row `index` with `other`'s row `row` (a fuller copy of one response)."""
+        for column in self.COLUMNS:
+            value = getattr(other, column)[row]
+            if column in self.NAME_COLUMNS:
+                value = self.name_id(other.names[value])
+            getattr(self, column)[index] = value
 
     def total(self, index: int) -> int:
         """All tokens of row `index`, output included."""

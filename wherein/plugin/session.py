@@ -6,7 +6,9 @@ and keeps the workspace's index resident (`wherein.resident`) between searches.
 
 A session is one connection from a host: for `wherein serve` over stdio, one process. The SDK
 exposes no session id on stdio, so one is minted per session unless the host names one in
-`WHEREIN_SESSION_ID` or `CLAUDE_SESSION_ID`.
+`WHEREIN_SESSION_ID`, `CLAUDE_CODE_SESSION_ID` (Claude Code sets it in the environment of
+the stdio servers it starts, since 2.1.132: the transcript's sessionId, which is what
+`wherein statusline` looks the session's rows up by) or `CLAUDE_SESSION_ID`.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ __all__ = ["SESSION_ENV", "RecallSession", "session_id"]
 logger = logging.getLogger(__name__)
 
 # Checked in this order; the first that is set names the session in usage.jsonl.
-SESSION_ENV = ("WHEREIN_SESSION_ID", "CLAUDE_SESSION_ID")
+SESSION_ENV = ("WHEREIN_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
 MAX_SESSION_ID_CHARS = 128
 # A cancelled job stops at its next file or batch of 64 chunks: seconds at most. Past this the
 # thread is abandoned (it is a daemon) rather than holding the host's shutdown hostage.

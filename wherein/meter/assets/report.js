@@ -85,4 +85,30 @@
     drawn += 1;
   });
   document.documentElement.setAttribute("data-charts-drawn", String(drawn));
+
+  // Breakdown tables: a heading's button sorts the body by that column (the total row sits
+  // in the footer and stays put); a second press reverses. Cells carry their exact value.
+  function sortBy(table, headers, index) {
+    var th = headers[index];
+    var ascending = th.getAttribute("aria-sort") !== "ascending";
+    headers.forEach(function (other) { other.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+    var numeric = th.getAttribute("data-type") === "number";
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = a.cells[index].getAttribute("data-value");
+      var y = b.cells[index].getAttribute("data-value");
+      var order = numeric ? Number(x) - Number(y) : (x < y ? -1 : x > y ? 1 : 0);
+      return ascending ? order : -order;
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
+    var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
+    headers.forEach(function (th, index) {
+      var button = th.querySelector("button");
+      if (button) { button.addEventListener("click", function () { sortBy(table, headers, index); }); }
+    });
+  });
 })();

@@ -1,0 +1,506 @@
+"""`wherein statusline`: one short line for the Claude Code session that runs it.
+
+Claude Code runs a status-line command after each assistant message (at most every 300 ms),
+passes it a JSON object on stdin (`session_id`, `transcript_path`, `cwd`, `workspace` with
+`current_dir` and `project_dir`, `model`, `cost`, ...: code.claude.com/docs/en/statusline)
+and shows the first line the command prints. This prints, for that session:
+
+    Recall 3 · 40x · ~117k tokens kept out (est.) · $1.23 this session
+
+recall calls, source chars over returned chars, and source minus returned as tokens at four
+characters a token (an estimate, and labelled one), from wherein's own usage ledger; then
+what the session's requests cost at the meter's prices, from its transcript.
+
+It runs on every refresh, so it reads no index and loads no model or numpy, and it reads
+only what was appended since the last refresh (offsets and sums kept in `<data home>/
+statusline/`, one small file per session): of the usage ledger, this session's rows alone
+(`usage.session_rows`); of the transcript, at most `TRANSCRIPT_READ_BYTES` a refresh, so a
+long session resumed is caught up over a few refreshes (the cost reads "at least" until
+then). The transcript is a file the
+session writes: it is opened as a ledger is (no link, regular files only, bounded).
+
+Whatever stdin holds (nothing, not JSON, no session), the command prints a neutral line and
+exits 0: a status bar has nowhere to show an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import select
+import sys
+import time
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TextIO
+
+from wherein.index.location import data_home
+from wherein.meter.bounds import OutOfRange
+from wherein.meter.responses import RECALL_TOOL, SYNTHETIC_MODEL, response_usage
+from wherein.meter.usage import SEARCH_ACTION, session_rows, usage_path
+from wherein.safe_files import UnsafeFile, open_regular, write_atomic
+from wherein.untrusted import one_line
+
+if TYPE_CHECKING:
+    from wherein.meter.prices import PriceBook
+
+__all__ = [
+    "NO_SESSION",
+    "STDIN_MAX_BYTES",
+    "TRANSCRIPT_READ_BYTES",
+    "SessionInput",
+    "format_status",
+    "parse_input",
+    "run_statusline",
+]
+
+STDIN_MAX_BYTES = 1 << 20  # the object Claude Code sends is a few KB
+STDIN_WAIT_S = 1.0  # it writes the object and closes stdin; a pipe left open is not waited on
+TRANSCRIPT_READ_BYTES = 4 << 20  # per refresh: 40-80 ms of parsing at worst
+TRANSCRIPT_MAX_BYTES = 4 << 30  # as the baseline reader's cap (jsonl.LEDGER_FILE_MAX_BYTES)
+STATE_DIR = "statusline"
+STATE_MAX_BYTES = 16 << 20
+STATE_KEEP_S = 30 * 86_400  # a session's state unused for a month is removed
+STATE_VERSION = 2
+RECENT_RESPONSES = 512  # responses whose streamed copies may still arrive
+NO_SESSION = "Recall: no session yet"
+NO_CALLS = "Recall: no calls yet"
+SEPARATORS = {True: (" · ", "≥"), False: (" | ", ">=")}
+CHARS_PER_TOKEN = 4  # as the recall tool's own line and the baseline report estimate it
+
+
+class SessionInput(NamedTuple):
+    """What the status line needs of the JSON Claude Code passes it."""
+
+    session: str
+    transcript: Path | None
+
+
+def parse_input(data: bytes | None) -> SessionInput | None:
+    """The session named by Claude Code's status-line JSON, or None when there is none."""
+    if not data:
+        return None
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    session = value.get("session_id")
+    if not isinstance(session, str) or not session.strip():
+        return None
+    transcript = value.get("transcript_path")
+    path = Path(transcript) if isinstance(transcript, str) and transcript else None
+    return SessionInput(session, path)
+
+
+class _State:
+    """What the last refresh read of the session, so this one reads only what came after.
+
+    Streamed copies of a response are merged as `baseline` merges them (the fullest kept), in
+    a map of the last RECENT_RESPONSES responses; older ones are settled into totals, since a
+    copy never arrives hundreds of responses after its first line. A plain class: the rest of
+    this module avoids what it need not import (dataclasses alone takes longer to import
+    than the status line takes to answer).
+    """
+
+    def __init__(self, session: str) -> None:
+        self.session = session
+        self.files: dict[str, list[int]] = {}  # transcript path -> [inode, offset read to]
+        self.recent: dict[str, list] = {}  # response key -> [tokens, USD or None]
+        self.settled_usd = 0.0
+        self.settled_unpriced = 0
+        self.tool_ids: list[str] = []  # the last recall tool_use ids seen
+        self.recall_calls = 0  # recall tool_use blocks in the transcripts
+        self.unnamed = 0  # response lines without a message id, each its own request
+        self.usage = [0, 0, 0, 0, 0]  # usage.jsonl: inode, offset read to, searches, chars
+        self.usage_read = False
+        self.behind = False  # a transcript still has bytes this refresh did not read
+        self.prices: PriceBook | None = None  # loaded when a response needs pricing
+
+    @property
+    def usd(self) -> float:
+        return self.settled_usd + sum(c for _, c in self.recent.values() if c is not None)
+
+    @property
+    def unpriced(self) -> int:
+        return self.settled_unpriced + sum(1 for _, c in self.recent.values() if c is None)
+
+    def restart_transcripts(self) -> None:
+        """Forget what was read of the transcripts (one was replaced or cut)."""
+        self.files.clear()
+        self.recent.clear()
+        self.settled_usd, self.settled_unpriced = 0.0, 0
+        self.tool_ids.clear()
+        self.recall_calls = self.unnamed = 0
+        self.behind = True
+
+    def keep(self, key: str, tokens: int, usd: float | None) -> None:
+        self.recent[key] = [tokens, usd]
+        while len(self.recent) > RECENT_RESPONSES:
+            _, (_, settled) = _pop_oldest(self.recent)
+            if settled is None:
+                self.settled_unpriced += 1
+            else:
+                self.settled_usd += settled
+
+    def to_json(self) -> dict:
+        return {
+            "version": STATE_VERSION,
+            "session": self.session,
+            "files": self.files,
+            "recent": self.recent,
+            "settled": [self.settled_usd, self.settled_unpriced],
+            "tool_ids": self.tool_ids[-RECENT_RESPONSES:],
+            "recall_calls": self.recall_calls,
+            "unnamed": self.unnamed,
+            "usage": self.usage,
+        }
+
+    @classmethod
+    def from_json(cls, value: Any, session: str) -> _State:
+        """The state saved for `session`, or a fresh one (damaged, or another session's)."""
+        state = cls(session)
+        if not isinstance(value, dict) or value.get("version") != STATE_VERSION:
+            return state
+        if value.get("session") != session:
+            return state
+        try:
+            state.files = {str(k): [int(v[0]), int(v[1])] for k, v in value["files"].items()}
+            state.recent = {
+                str(k): [int(v[0]), None if v[1] is None else float(v[1])]
+                for k, v in value["recent"].items()
+            }
+            state.settled_usd = float(value["settled"][0])
+            state.settled_unpriced = int(value["settled"][1])
+            state.tool_ids = [str(t) for t in value["tool_ids"]]
+            state.recall_calls = int(value["recall_calls"])
+            state.unnamed = int(value["unnamed"])
+            state.usage = [int(v) for v in value["usage"]][:5]
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+            return cls(session)  # damaged: read again from the start
+        if len(state.usage) != 5:
+            state.usage = [0, 0, 0, 0, 0]
+        return state
+
+
+def _pop_oldest(mapping: dict) -> tuple:
+    key = next(iter(mapping))
+    return key, mapping.pop(key)
+
+
+def run_statusline(
+    stdin: BinaryIO, stdout: TextIO, environ: Mapping[str, str] | None = None
+) -> int:
+    """Read Claude Code's JSON from `stdin`, print the session's line; always exits 0."""
+    try:
+        line = _status_line(_read_stdin(stdin), environ, _can_show(stdout))
+    except Exception as err:  # noqa: BLE001 - a status bar must get a line whatever went wrong
+        problem = f"{type(err).__name__}: {err}"
+        print(f"wherein statusline: {one_line(problem)}", file=sys.stderr)
+        line = NO_SESSION
+    stdout.write(one_line(line) + "\n")
+    stdout.flush()
+    return 0
+
+
+def _status_line(data: bytes | None, environ: Mapping[str, str] | None, rich: bool) -> str:
+    session = parse_input(data)
+    if session is None:
+        return NO_SESSION
+    path = _state_path(session.session, environ)
+    state = _load_state(path, session.session)
+    before = json.dumps(state.to_json())
+    _read_usage(state, usage_path(environ))
+    budget = TRANSCRIPT_READ_BYTES
+    for transcript in _transcript_files(session.transcript):
+        budget -= _read_new(transcript, state, environ, budget)
+    if json.dumps(state.to_json()) != before:
+        _save_state(path, state)
+    _, _, calls, returned, source = state.usage
+    has_cost = bool(state.files)  # no transcript there (yet): no cost to show
+    return format_status(
+        calls=calls,
+        returned_chars=returned,
+        source_chars=source,
+        transcript_calls=state.recall_calls,
+        usd=state.usd if has_cost else None,
+        unpriced=state.unpriced if has_cost else 0,
+        behind=state.behind,
+        rich=rich,
+    )
+
+
+def _read_usage(state: _State, ledger: Path) -> None:
+    """Add the session's search rows the usage ledger gained since the last refresh."""
+    inode, offset, calls, returned, source = state.usage
+    since = (inode, offset) if offset else None
+    found = session_rows(ledger, state.session, since)
+    if since is None or found.inode != inode or found.end < offset:
+        calls = returned = source = 0  # read from the start (of its tail): count afresh
+    for row in found.rows:
+        if row.action == SEARCH_ACTION:
+            calls += 1
+            returned += row.returned_chars
+            source += row.source_chars
+    state.usage = [found.inode, found.end, calls, returned, source]
+
+
+def format_status(
+    *,
+    calls: int,
+    returned_chars: int,
+    source_chars: int,
+    transcript_calls: int = 0,
+    usd: float | None = None,
+    unpriced: int = 0,
+    behind: bool = False,
+    rich: bool = True,
+) -> str:
+    """The line: recall figures from the usage rows (or, when the recall server did not know
+    the session's id, the calls seen in the transcript), then the session's cost."""
+    dot, at_least = SEPARATORS[rich]
+    if calls:
+        parts = [f"Recall {calls:,}"]
+        if returned_chars:
+            parts.append(_times(source_chars / returned_chars))
+        kept = max(source_chars - returned_chars, 0) // CHARS_PER_TOKEN
+        parts.append(f"~{_tokens(kept)} tokens kept out (est.)")
+    elif transcript_calls:
+        parts = [f"Recall {transcript_calls:,}"]
+    else:
+        parts = [NO_CALLS]
+    if usd is not None:
+        amount = f"${usd:.4f}" if 0 < usd < 0.01 else f"${usd:,.2f}"
+        shown = f"{at_least if behind else ''}{amount} this session"
+        if unpriced:
+            shown += f" (+{unpriced:,} unpriced)"
+        parts.append(shown)
+    return dot.join(parts)
+
+
+def _times(ratio: float) -> str:
+    return f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.1f}x"
+
+
+def _tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1000:.0f}k"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return str(n)
+
+
+def _can_show(stream: TextIO) -> bool:
+    try:
+        "·≥".encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _read_stdin(stream: BinaryIO) -> bytes | None:
+    """What Claude Code wrote on stdin, up to STDIN_MAX_BYTES; None for a terminal or nothing.
+
+    A pipe that stays open is read until STDIN_WAIT_S has passed, never waited on for ever.
+    """
+    try:
+        fd = stream.fileno()
+        if os.isatty(fd):
+            return None
+    except (OSError, ValueError, AttributeError):
+        return None
+    deadline = time.monotonic() + STDIN_WAIT_S
+    parts: list[bytes] = []
+    total = 0
+    while total <= STDIN_MAX_BYTES:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            ready, _, _ = select.select([fd], [], [], left)
+        except (OSError, ValueError):  # not selectable (a file): read it, bounded
+            ready = [fd]
+        if not ready:
+            break
+        block = os.read(fd, min(1 << 16, STDIN_MAX_BYTES + 1 - total))
+        if not block:
+            break
+        parts.append(block)
+        total += len(block)
+    if total > STDIN_MAX_BYTES:
+        return None
+    return b"".join(parts) or None
+
+
+def _state_path(session: str, environ: Mapping[str, str] | None) -> Path:
+    """`<data home>/statusline/<session>.json`: the id's safe characters (a uuid keeps them
+    all) and a checksum; the file names its session, so a collision only costs a re-read."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", session)[:64]
+    check = zlib.crc32(session.encode("utf-8", "surrogatepass"))
+    return data_home(environ) / STATE_DIR / f"{safe}-{check:08x}.json"
+
+
+def _transcript_files(transcript: Path | None) -> list[Path]:
+    """The transcript and its subagents' (`<session>/subagents/*.jsonl` beside it), whose
+    requests count in the session as they do in `baseline`."""
+    if transcript is None:
+        return []
+    found = [transcript]
+    subagents = transcript.with_suffix("") / "subagents"
+    with contextlib.suppress(OSError):  # no subagent yet
+        found += sorted(p for p in subagents.iterdir() if p.suffix == ".jsonl")
+    return found
+
+
+def _read_new(path: Path, cost: _State, environ: Mapping[str, str] | None, budget: int) -> int:
+    """Read what `path` gained since its offset, whole lines only; returns the bytes read."""
+    try:
+        handle = open_regular(path, max_bytes=TRANSCRIPT_MAX_BYTES)
+    except UnsafeFile:
+        return 0
+    if handle is None:
+        return 0
+    with handle:
+        info = os.fstat(handle.fileno())
+        inode, offset = cost.files.get(str(path), [info.st_ino, 0])
+        if inode != info.st_ino or offset > info.st_size:  # replaced or cut: read all again
+            cost.restart_transcripts()
+            offset = 0
+        want = min(info.st_size - offset, max(budget, 0))
+        if info.st_size - offset > want:
+            cost.behind = True
+        if want <= 0:
+            cost.files[str(path)] = [info.st_ino, offset]
+            return 0
+        handle.seek(offset)
+        data = handle.read(want)
+    end = data.rfind(b"\n") + 1  # a line still being written waits for the next refresh
+    for raw in data[:end].split(b"\n"):
+        if b'"assistant"' in raw:
+            _add_line(raw, cost, environ)
+    cost.files[str(path)] = [info.st_ino, offset + end]
+    return end
+
+
+class _Ignored:
+    """Where `response_usage` notes a field it does not know: the status line has no notes."""
+
+    def note_not_understood(self, what: str) -> None:
+        pass
+
+
+_IGNORED = _Ignored()
+
+
+def _add_line(raw: bytes, cost: _State, environ: Mapping[str, str] | None) -> None:
+    try:
+        line = json.loads(raw)
+    except ValueError:
+        return
+    if not isinstance(line, dict) or line.get("type") != "assistant":
+        return
+    if line.get("sessionId") != cost.session:  # a resumed session's copy of another's lines
+        return
+    message = line.get("message")
+    if not isinstance(message, dict):
+        return
+    if b"recall" in raw and isinstance(message.get("content"), list):
+        _count_recall(message["content"], cost)
+    model = message.get("model")
+    if model == SYNTHETIC_MODEL:
+        return
+    try:
+        values = response_usage(line, message, model, _IGNORED)
+    except OutOfRange:
+        return
+    if values is None:
+        return
+    when, fresh, read, write_5m, write_1h, output, stored = values
+    tokens = fresh + read + write_5m + write_1h + output
+    message_id, request_id = message.get("id"), line.get("requestId")
+    if isinstance(message_id, str) and message_id:
+        key = f"{message_id}\x00{request_id if isinstance(request_id, str) else ''}"
+    else:
+        cost.unnamed += 1  # no id to merge on: every such line is its own request
+        key = f"line {cost.unnamed}"
+    seen = cost.recent.get(key)
+    if seen is not None and tokens <= seen[0]:
+        return  # a streamed copy no fuller than the one kept
+    usd = stored
+    if usd is None:
+        if cost.prices is None:
+            from wherein.meter.prices import load_prices  # only when a response is new
+
+            cost.prices = load_prices(environ)
+        row = cost.prices.lookup(model, when)
+        if row is not None:
+            rates, _ = row.rates_at(when, fresh + read + write_5m + write_1h)
+            usd = rates.cost(fresh, write_5m, write_1h, read, output)
+    cost.keep(key, tokens, usd)
+
+
+def _count_recall(content: list, cost: _State) -> None:
+    for block in content:
+        if not (isinstance(block, dict) and block.get("type") == "tool_use"):
+            continue
+        name = block.get("name")
+        if not (isinstance(name, str) and RECALL_TOOL.match(name)):
+            continue
+        tool_id = block.get("id")
+        if isinstance(tool_id, str) and tool_id:
+            if tool_id in cost.tool_ids:
+                continue
+            cost.tool_ids.append(tool_id)
+        cost.recall_calls += 1
+
+
+def _load_state(path: Path, session: str) -> _State:
+    """Last refresh's state for `session`, or a fresh one (none yet, damaged, or another's)."""
+    try:
+        handle = open_regular(path, max_bytes=STATE_MAX_BYTES)
+    except UnsafeFile:
+        return _State(session)
+    if handle is None:
+        return _State(session)
+    with handle:
+        data = handle.read()
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return _State(session)
+    return _State.from_json(value, session)
+
+
+def _save_state(path: Path, state: _State) -> None:
+    data = json.dumps(state.to_json(), separators=(",", ":"), allow_nan=False)
+    fresh = not path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Not flushed to disk: a state lost in a crash costs one slower refresh, and the
+        # status bar should not wait on the disk after every message.
+        write_atomic(path, data.encode("utf-8", "surrogatepass"), durable=False)
+    except (OSError, UnsafeFile):
+        return  # the next refresh reads the transcript again: slower, never wrong
+    if fresh:
+        _prune_states(path.parent)
+
+
+def _prune_states(folder: Path) -> None:
+    """Remove the state of sessions not refreshed for STATE_KEEP_S (run once per session)."""
+    cutoff = time.time() - STATE_KEEP_S
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.name.endswith(".json") and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                os.unlink(entry.path)
+        except OSError:
+            continue
