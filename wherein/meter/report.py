@@ -60,7 +60,8 @@ def format_report(summary: dict, *, ascii_only: bool = False) -> str:
             TEXT_WIDTH,
             initial_indent="  - ",
             subsequent_indent="    ",
-            break_on_hyphens=False,  # paths (-home-me-app) stay whole
+            break_on_hyphens=False,  # paths (-home-me-app) stay whole,
+            break_long_words=False,  # and so does one longer than a line
         )
     return "\n".join(lines) + "\n"
 
@@ -96,6 +97,7 @@ def format_breakdown(summary: dict) -> str:
             initial_indent="  - ",
             subsequent_indent="    ",
             break_on_hyphens=False,
+            break_long_words=False,
         )
     return "\n".join(lines) + "\n"
 
