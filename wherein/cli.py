@@ -67,7 +67,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
 
     index = commands.add_parser("index", help="build or refresh the index of a workspace")
-    index.add_argument("--workspace", help="the folder to index (default: the current one)")
+    index.add_argument(
+        "--workspace", help="the folder to index (default: the project around the current folder)"
+    )
     index.add_argument("--focus", help="a folder inside the workspace to embed first")
 
     search = commands.add_parser("search", help="find where something is handled")
@@ -77,7 +79,9 @@ def _build_parser() -> argparse.ArgumentParser:
         default="",
         help="words or a name: 'how are retries handled', 'Session' (optional with -F or --regex)",
     )
-    search.add_argument("--workspace", help="the folder to search (default: the current one)")
+    search.add_argument(
+        "--workspace", help="the folder to search (default: the project around the current folder)"
+    )
     search.add_argument("--limit", type=int, help="how many results (default 8)")
     search.add_argument("--path", help="only results under this folder of the workspace")
     search.add_argument("--focus", help="rank only inside this folder of the workspace")
@@ -94,14 +98,18 @@ def _build_parser() -> argparse.ArgumentParser:
     related.add_argument(
         "place", metavar="FILE[:LINE]", help="a file as results show it, and a line in it"
     )
-    related.add_argument("--workspace", help="the folder to search (default: the current one)")
+    related.add_argument(
+        "--workspace", help="the folder to search (default: the project around the current folder)"
+    )
     related.add_argument("--limit", type=int, help="how many results (default 8)")
     related.add_argument("--path", help="only results under this folder of the workspace")
     related.add_argument("--focus", help="rank only inside this folder of the workspace")
     add_result_options(related)
 
     status = commands.add_parser("status", help="what the index holds, touching nothing")
-    status.add_argument("--workspace", help="the workspace (default: the current folder)")
+    status.add_argument(
+        "--workspace", help="the workspace (default: the project around the current folder)"
+    )
     status.add_argument("--json", action="store_true", help="print one JSON object")
 
     roots = commands.add_parser("roots", help="extra source roots: library code to search too")
@@ -109,7 +117,9 @@ def _build_parser() -> argparse.ArgumentParser:
     suggest = roots_actions.add_parser(
         "suggest", help="list the Python and node packages the workspace imports, to add"
     )
-    suggest.add_argument("--workspace", help="the workspace (default: the current folder)")
+    suggest.add_argument(
+        "--workspace", help="the workspace (default: the project around the current folder)"
+    )
     suggest.add_argument("--json", action="store_true", help="print one JSON object")
 
     indexes = commands.add_parser(
@@ -143,7 +153,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
 
     serve = commands.add_parser("serve", help="serve the recall tool to an agent (MCP, stdio)")
-    serve.add_argument("--workspace", help="the folder to serve (default: the current one)")
+    serve.add_argument(
+        "--workspace", help="the folder to serve (default: the project around the current folder)"
+    )
 
     history = commands.add_parser("history", help="recall your own agent conversations")
     history_actions = history.add_subparsers(dest="action", required=True, parser_class=_Parser)
@@ -165,7 +177,9 @@ def _build_parser() -> argparse.ArgumentParser:
         scope = sub.add_mutually_exclusive_group()
         scope.add_argument("--user", action="store_true", help="your own config (install default)")
         scope.add_argument("--project", action="store_true", help="the workspace's config files")
-        sub.add_argument("--workspace", help="the project (default: the current folder)")
+        sub.add_argument(
+            "--workspace", help="the project (default: the one around the current folder)"
+        )
         sub.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
         sub.add_argument(
             "--statusline",
@@ -188,7 +202,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help="the program agents run (default: this wherein, by absolute path)",
     )
     doctor = commands.add_parser("doctor", help="check the setup end to end and say what to fix")
-    doctor.add_argument("--workspace", help="the workspace (default: the current folder)")
+    doctor.add_argument(
+        "--workspace", help="the workspace (default: the project around the current folder)"
+    )
 
     baseline = commands.add_parser("baseline", help="what agent sessions cost, with recall or not")
     baseline.add_argument("--ledger", action="append", metavar="FILE", help="a JSONL ledger")
@@ -212,7 +228,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
 
     evaluation = commands.add_parser("eval", help="score search on this repository's history")
-    evaluation.add_argument("--workspace", help="the git checkout (default: the current folder)")
+    evaluation.add_argument(
+        "--workspace", help="the git checkout (default: the project around the current folder)"
+    )
     evaluation.add_argument("--commits", type=int, help="mine up to N commits (default 1000)")
     evaluation.add_argument("--since", help="only commits from this day on (YYYY-MM-DD)")
     evaluation.add_argument(
