@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from wherein.index.location import data_home
 from wherein.install.files import read_text, write_atomic
 
-__all__ = ["Created", "forget", "created_in", "remember"]
+__all__ = ["Created", "created_in", "forget", "load_record", "remember", "save_record"]
 
 RECORD_NAME = "agent-installs.json"
 
@@ -36,23 +37,33 @@ class Created:
         return Created(self.file or other.file, keys, dirs)
 
 
-def _record_path() -> Path:
-    return data_home() / RECORD_NAME
+def load_record(name: str) -> dict[str, Any]:
+    """The JSON object in the data home's record file `name`; {} when missing or damaged.
 
-
-def _load() -> dict[str, dict]:
-    text = read_text(_record_path())
+    Only undoing depends on a record, so a damaged one means "undo only what can be seen".
+    """
+    text = read_text(data_home() / name)
     if not text:
         return {}
     try:
         loaded = json.loads(text)
     except json.JSONDecodeError:
-        return {}  # only pruning depends on it: a damaged record means "remove the entry only"
+        return {}
     return loaded if isinstance(loaded, dict) else {}
 
 
+def save_record(name: str, records: dict[str, Any], *, sort_keys: bool = True) -> None:
+    """Write the record file `name` whole (never through a link)."""
+    text = json.dumps(records, indent=2, sort_keys=sort_keys) + "\n"
+    write_atomic(data_home() / name, text, None)
+
+
+def _load() -> dict[str, dict]:
+    return load_record(RECORD_NAME)
+
+
 def _save(records: dict[str, dict]) -> None:
-    write_atomic(_record_path(), json.dumps(records, indent=2, sort_keys=True) + "\n", None)
+    save_record(RECORD_NAME, records)
 
 
 def created_in(path: Path) -> Created:

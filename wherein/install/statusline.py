@@ -24,11 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from wherein.errors import ConfigError, UsageError
-from wherein.index.location import data_home
 from wherein.install.command import server_command
-from wherein.install.files import read_text, write_atomic
+from wherein.install.files import read_text
 from wherein.install.jsonc import parse_json_document
-from wherein.install.record import Created, created_in
+from wherein.install.record import Created, created_in, load_record, save_record
 
 __all__ = [
     "LABEL",
@@ -248,21 +247,10 @@ def _short(value: Any) -> str:
     return repr(text if len(text) <= 100 else text[:97] + "...")
 
 
-def _record_path() -> Path:
-    return data_home() / RECORD_NAME
-
-
 def _load_record() -> dict[str, Any]:
-    text = read_text(_record_path())
-    if not text:
-        return {}
-    try:
-        loaded = json.loads(text)
-    except json.JSONDecodeError:
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
+    return load_record(RECORD_NAME)
 
 
 def _save_record(records: dict[str, Any]) -> None:
     # Key order kept: the value goes back as it was written.
-    write_atomic(_record_path(), json.dumps(records, indent=2) + "\n", None)
+    save_record(RECORD_NAME, records, sort_keys=False)
