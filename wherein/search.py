@@ -622,21 +622,22 @@ def _rank(
 ):
     prefixes, text = request.prefixes, request.rank_text
     narrowed = narrow(store, prefixes, request.files, request.match)
+    scope = None
     if narrowed is not None:
-        if len(narrowed.ids) == 0:
-            return [], 0
-        view = view.in_scope(narrowed.ids)
+        scope = narrowed.ids
     elif prefixes:
-        ids, _ = store.chunk_table(prefixes)
-        if len(ids) == 0:
+        scope, _ = store.chunk_table(prefixes)
+    if scope is not None:
+        if len(scope) == 0:
             return [], 0
-        view = view.in_scope(ids)
+        view = view.in_scope(scope)
     elif not _chunk_count(store, resident):
         return [], 0
+    lexical = _LexicalOrder(store, prefixes, narrowed, scope, resident)
     orders = []
     similarity_of: dict[int, float] = {}
     if text is not None:
-        orders.append(_lexical_order(store, text, prefixes, narrowed))
+        orders.append(lexical(text))
         for order, sims in view.orders(text, CANDIDATES_PER_RANKER, warnings):
             orders.append(order)
             for cid, value in sims.items():
@@ -648,7 +649,7 @@ def _rank(
     if phrasings:  # after the query's own orders, each phrasing's lexical then vector orders
         more = []
         for phrasing in phrasings:
-            more.append(_lexical_order(store, phrasing, prefixes, narrowed))
+            more.append(lexical(phrasing))
             more += [order for order, _ in view.orders(phrasing, CANDIDATES_PER_RANKER, None)]
         weights = [1.0] * len(orders) + [PHRASING_WEIGHT] * len(more)
         orders += more
@@ -720,13 +721,24 @@ def _ranked_hits(
     return hits, sum(sizes.values())
 
 
-def _lexical_order(
-    store: Store, query: str, prefixes: list[str], narrowed: Narrowed | None = None
-) -> list[int]:
-    """Chunk ids holding a query term, by BM25 score, best first."""
-    terms = query_tokens(query)
-    if narrowed is not None:
-        found = lexical_within(store, terms, CANDIDATES_PER_RANKER, narrowed.ids)
-    else:
-        found = store.lexical_order(terms, CANDIDATES_PER_RANKER, prefixes)
-    return [cid for cid, _ in found]
+@dataclass(frozen=True)
+class _LexicalOrder:
+    """Chunk ids holding a query term, by BM25 score, best first, within the search's scope:
+    from the resident in-memory index when it is built, else from FTS5 (the same order)."""
+
+    store: Store
+    prefixes: list[str]
+    narrowed: Narrowed | None
+    scope: np.ndarray | None
+    resident: ResidentIndex | None
+
+    def __call__(self, query: str) -> list[int]:
+        terms = query_tokens(query)
+        postings = self.resident.postings(self.store) if self.resident is not None else None
+        if postings is not None:
+            found = postings.order(terms, CANDIDATES_PER_RANKER, self.scope)
+        elif self.narrowed is not None:
+            found = lexical_within(self.store, terms, CANDIDATES_PER_RANKER, self.narrowed.ids)
+        else:
+            found = self.store.lexical_order(terms, CANDIDATES_PER_RANKER, self.prefixes)
+        return [cid for cid, _ in found]
