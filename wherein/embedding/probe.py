@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from wherein.config import Settings
-from wherein.embedding.guard import check_url
+from wherein.endpoint.guard import check_url
 from wherein.errors import ConfigError, EmbedderError
 from wherein.redaction import redact
+from wherein.settings import Settings
 
 __all__ = ["HTTP_PROVIDERS", "EmbedderStatus", "describe_embedder", "refused_embedder"]
 
