@@ -16,7 +16,6 @@ plain uninstall) puts it back. Doctor runs the command as Claude Code would and 
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import time
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from wherein.errors import ConfigError, UsageError
+from wherein.install.agents import claude_folder
 from wherein.install.command import server_command
 from wherein.install.files import read_text
 from wherein.install.jsonc import parse_json_document
@@ -53,9 +53,7 @@ def settings_file(scope: str, workspace: Path) -> Path:
     """Claude Code's settings file at `scope`: the user's, or the project's shared one."""
     if scope == "project":
         return workspace / PROJECT_FILES[0]
-    configured = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
-    folder = Path(configured).expanduser() if configured else Path.home() / ".claude"
-    return folder / "settings.json"
+    return claude_folder() / "settings.json"
 
 
 def statusline_command(command: list[str] | None = None) -> str:
