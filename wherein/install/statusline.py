@@ -24,6 +24,7 @@ from typing import Any
 
 from wherein.errors import ConfigError, UsageError
 from wherein.install.agents import claude_folder
+from wherein.install.change import FileChange, missing_dirs
 from wherein.install.command import server_command
 from wherein.install.files import read_text
 from wherein.install.jsonc import parse_json_document
@@ -85,7 +86,6 @@ def plan_statusline(
         UsageError: another status line is set there and `force` is not given.
         ConfigError: the settings file does not parse or cannot be read.
     """
-    from wherein.install.plan import FileChange, missing_dirs  # plan imports this module
 
     path = settings_file(scope, workspace)
     project = workspace if scope == "project" else None
@@ -127,7 +127,6 @@ def plan_statusline_removal(scope: str, workspace: Path):
     Raises:
         ConfigError: the settings file does not parse or cannot be read.
     """
-    from wherein.install.plan import FileChange  # plan imports this module
 
     path = settings_file(scope, workspace)
     project = workspace if scope == "project" else None
