@@ -66,13 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="",
         help="words or a name: 'how are retries handled', 'Session' (optional with -F or --regex)",
     )
-    search.add_argument(
-        "--workspace", help="the folder to search (default: the project around the current folder)"
-    )
-    search.add_argument("--limit", type=int, help="how many results (default 8)")
-    search.add_argument("--path", help="only results under this folder of the workspace")
-    search.add_argument("--focus", help="rank only inside this folder of the workspace")
-    add_result_options(search)
+    _add_search_options(search)
     literal = search.add_mutually_exclusive_group()
     literal.add_argument(
         "-F", "--exact", metavar="TEXT", help="only chunks holding TEXT exactly (case-sensitive)"
@@ -85,13 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     related.add_argument(
         "place", metavar="FILE[:LINE]", help="a file as results show it, and a line in it"
     )
-    related.add_argument(
-        "--workspace", help="the folder to search (default: the project around the current folder)"
-    )
-    related.add_argument("--limit", type=int, help="how many results (default 8)")
-    related.add_argument("--path", help="only results under this folder of the workspace")
-    related.add_argument("--focus", help="rank only inside this folder of the workspace")
-    add_result_options(related)
+    _add_search_options(related)
 
     status = commands.add_parser("status", help="what the index holds, touching nothing")
     status.add_argument(
@@ -234,3 +222,14 @@ def build_parser() -> argparse.ArgumentParser:
     completion = commands.add_parser("completion", help="print a shell's tab-completion script")
     completion.add_argument("shell", choices=SHELLS, help="the shell to complete wherein in")
     return parser
+
+
+def _add_search_options(command: argparse.ArgumentParser) -> None:
+    """Where `search` and `related` look, how many results, and how they are shown."""
+    command.add_argument(
+        "--workspace", help="the folder to search (default: the project around the current folder)"
+    )
+    command.add_argument("--limit", type=int, help="how many results (default 8)")
+    command.add_argument("--path", help="only results under this folder of the workspace")
+    command.add_argument("--focus", help="rank only inside this folder of the workspace")
+    add_result_options(command)
