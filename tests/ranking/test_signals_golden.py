@@ -3,7 +3,7 @@
 A fixed set of fourteen candidates (a definition, its uses, tests, docs, examples, a
 package marker, a type stub, a vendored and an older copy) ranked for seven queries
 with every signal on, none, and each switched off alone. The orders were recorded from
-the single-function `apply_signals` this module replaced; a change that moves any of
+the single-function `apply_signals` that the signal registry replaced; a change that moves any of
 them changes the benchmark too (`scripts/bench.py`).
 """
 
