@@ -9,12 +9,15 @@ Hierarchy::
     │   └── NoSuchWorkspace the folder --workspace names is not there (CLI exit 2)
     ├── IndexError_         base for index problems
     │   ├── IndexMissing    no index yet for this workspace
+    │   │   └── HistoryMissing  no conversation index yet (history/errors.py)
     │   ├── IndexBusy       another process is writing the index
     │   └── IndexUnwritable the data directory or the index file cannot be written
     ├── EmbedderError       the embedding model could not load or answer
-    │   └── EndpointUnreachable  an embedding server did not answer in time (fail open)
-    └── ModelStepError      query expansion or reranking could not use its chat model
-        └── ModelTimeout    the chat model did not answer before the step's deadline
+    │   ├── EndpointUnreachable  an embedding server did not answer in time (fail open)
+    │   └── NoLocalEmbedder the history index needs an in-process model (history/errors.py)
+    ├── ModelStepError      query expansion or reranking could not use its chat model
+    │   └── ModelTimeout    the chat model did not answer before the step's deadline
+    └── LedgerMissing       `wherein baseline` found no agent ledger to read
 
 Every message names the thing and its value, then what to do, in one sentence.
 """
@@ -29,6 +32,7 @@ __all__ = [
     "IndexError_",
     "IndexMissing",
     "IndexUnwritable",
+    "LedgerMissing",
     "ModelStepError",
     "NoSuchWorkspace",
     "ModelTimeout",
@@ -97,3 +101,7 @@ class ModelStepError(WhereinError):
 
 class ModelTimeout(ModelStepError):
     """The chat model did not answer before the step's own deadline."""
+
+
+class LedgerMissing(WhereinError):
+    """No agent ledger was found to read: name one with `--ledger FILE`."""

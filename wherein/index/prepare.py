@@ -35,7 +35,7 @@ from wherein.embedding.static import StaticEmbedder
 from wherein.errors import EmbedderError
 from wherein.index.store import NewChunk, embedding_text
 from wherein.ranking.tokens import document_terms
-from wherein.workspace import FileEntry, read_source
+from wherein.workspace import FileEntry, SourceSkipped, read_source
 
 __all__ = ["DEFAULT_WORKERS", "PreparedFile", "prepare_file", "prepare_files", "uses_pool"]
 
@@ -72,7 +72,7 @@ class PreparedFile:
     `outcome` is "ok" (write it: `skipped` may still name a reason such as
     "binary" or "generated", with no chunks), "unchanged" (same sha256 as the
     index holds: only refresh its size and mtime), "vanished", or
-    "unreadable: <why>" (write nothing).
+    "unreadable" (write nothing; `why` says what the system said).
     """
 
     entry: FileEntry
@@ -83,6 +83,7 @@ class PreparedFile:
     language: str = ""
     skipped: str | None = None
     chunks: tuple[NewChunk, ...] = ()
+    why: str = ""
 
 
 def prepare_file(
@@ -93,11 +94,11 @@ def prepare_file(
 ) -> PreparedFile:
     """Prepare one file in this process; with `fast`, each chunk gets its fast-tier vector."""
     source = read_source(entry, max_file_bytes)
-    if isinstance(source, str):
-        if source == "vanished" or source.startswith("unreadable"):
-            return PreparedFile(entry, source)
+    if isinstance(source, SourceSkipped):
+        if not source.remembered:  # "vanished", "unreadable"
+            return PreparedFile(entry, source.reason, why=source.detail)
         # "binary", "too_large": remembered as skipped, so the stat fast path applies.
-        return PreparedFile(entry, "ok", entry.size, entry.mtime_ns, skipped=source)
+        return PreparedFile(entry, "ok", entry.size, entry.mtime_ns, skipped=source.reason)
     if known_sha256 is not None and known_sha256 == source.sha256:
         return PreparedFile(entry, "unchanged", source.size, source.mtime_ns, source.sha256)
     skipped = skip_reason(entry.rel, source.text)
