@@ -85,7 +85,7 @@ class Postings:
             idf = float(np.log((n - len(docs) + 0.5) / (len(docs) + 0.5)))
             if idf <= 0.0:
                 idf = IDF_FLOOR
-            scores[docs] += idf * (tf * (K1 + 1)) / (tf + self._norm[docs])
+            scores[docs] += idf * ((tf * (K1 + 1)) / (tf + self._norm[docs]))
             hit[docs] = True
         if within is not None:
             hit &= np.isin(self.chunk_ids, within)
