@@ -121,6 +121,16 @@ def _build_parser() -> argparse.ArgumentParser:
         "--workspace", help="the workspace (default: the project around the current folder)"
     )
     suggest.add_argument("--json", action="store_true", help="print one JSON object")
+    add = roots_actions.add_parser(
+        "add", help="add installed packages (NAME[@VERSION], npm:NAME) as shared package roots"
+    )
+    add.add_argument("names", nargs="+", metavar="NAME", help="a distribution or npm package")
+    add.add_argument("--python", help="the environment's python (default: the active one)")
+    add.add_argument("--user", action="store_true", help="write your own config file")
+    add.add_argument(
+        "--workspace", help="the workspace (default: the project around the current folder)"
+    )
+    add.add_argument("--json", action="store_true", help="print one JSON object")
 
     indexes = commands.add_parser(
         "indexes", aliases=["list"], help="every index kept: workspace, size, chunks, last used"
@@ -540,19 +550,35 @@ def _print_scopes(status: dict, markers: list[str]) -> None:
 def _roots(args: argparse.Namespace) -> int:
     from wherein.root_suggestions import add_command, suggest_roots
 
+    if args.action == "add":
+        return _roots_add(args)
+    from wherein.packages.suggest import add_packages_command, suggest_packages
+
     workspace = _workspace(args)
-    configured = _settings(workspace)["scope.source_roots"]
+    settings = _settings(workspace)
+    configured = settings["scope.source_roots"]
     suggestions = suggest_roots(workspace, configured)
     command = add_command(workspace, configured, suggestions) if suggestions else None
+    packages = suggest_packages(workspace, suggestions, settings["scope.packages"])
+    add = add_packages_command(workspace, packages) if packages else None
     if args.json:
         payload = {
             "workspace": str(workspace),
             "configured": configured,
             "suggestions": [s.to_json() for s in suggestions],
             "command": command,
+            "packages": [p.to_json() for p in packages],
+            "packages_command": add,
         }
         _dump(payload)
         return 0
+    if packages:
+        for p in packages:
+            _show(f"{p.entry}\t({p.kind}: {p.reason})")
+        print("\nAdd them as shared package roots (indexed once per version) with:")
+        _show(f"  {add}")
+        if suggestions:
+            print("\nOr add their folders to this workspace's own index:")
     if not suggestions:
         print(
             "No library folder to suggest: no package the workspace imports was found in a "
@@ -568,6 +594,34 @@ def _roots(args: argparse.Namespace) -> int:
             "(Some are outside the workspace, which its .wherein.toml may not name: this "
             "writes your own config file, whose roots apply in every workspace.)"
         )
+    return 0
+
+
+def _roots_add(args: argparse.Namespace) -> int:
+    from wherein.packages.adding import add_packages
+    from wherein.progress import ProgressDisplay
+
+    workspace = _workspace(args)
+    with ProgressDisplay(sys.stderr) as display:
+        added = add_packages(
+            workspace,
+            args.names,
+            python=args.python,
+            user=args.user,
+            progress=display.update,
+            on_wait=lambda: _say("another process is building the same package; waiting."),
+        )
+    if args.json:
+        _dump(added.to_json())
+        return 0
+    for build in added.builds:
+        how = (
+            f"built in {build.seconds:.1f} s ({build.chunks_embedded} chunks embedded)"
+            if build.built
+            else "reused, built before"
+        )
+        _show(f"{build.package.label}\t{len(build.package.files)} files, shared index {how}")
+    _show(f"scope.packages in {added.config_path}: {', '.join(added.entries)}")
     return 0
 
 

@@ -135,6 +135,15 @@ KEYS: dict[str, KeySpec] = {
     "scope.source_roots": KeySpec(
         [], "list", trust=Trust.INSIDE, why="it would index folders outside the workspace"
     ),
+    # Names, not folders: a workspace file's entries resolve only in the workspace's own
+    # virtualenv and node_modules (wherein.packages.resolve), so any layer may list them.
+    "scope.packages": KeySpec([], "list"),
+    "scope.python": KeySpec(
+        None,
+        "optional_str",
+        trust=Trust.USER,
+        why="it names a Python environment outside the workspace",
+    ),
     "walk.max_file_bytes": KeySpec(
         1_048_576,
         "int",

@@ -102,6 +102,9 @@ class Root:
 
     path: Path
     label: str = ""
+    # A package root's own files ('/'-separated, relative to `path`), walked instead of the
+    # folder: a distribution's RECORD, not the whole site-packages (`wherein.packages`).
+    files: tuple[str, ...] | None = None
 
     def display(self, rel: str) -> str:
         """The result path: relative to the workspace, or `label/relative` for extra roots."""
@@ -328,6 +331,11 @@ def walk_root(root: Root, max_file_bytes: int, report: WalkReport) -> Iterator[F
     depth first from an explicit stack (a tree deeper than Python's recursion limit
     is still walked), each through a descriptor checked against its parent's listing.
     """
+    if root.files is not None:
+        from wherein.packages.files import walk_listed  # builds on FileEntry: imported here
+
+        yield from walk_listed(root, max_file_bytes, report)
+        return
     rules = _IgnoreRules()
     exclude = _git_exclude(root, report)
     if exclude:
