@@ -61,7 +61,8 @@ def find_npm_package(workspace: Path, name: str, *, inside_only: bool) -> NpmPac
         return f"it holds more than {MAX_NPM_FILES:,} files: add the folder you need instead"
     depth = name.count("/") + 1  # the base is the folder holding `name` (and its scope)
     base = folder.parents[depth - 1]
-    files = tuple(f"{name}/{rel}" for rel in listed if not rel.lower().endswith(NOT_SOURCE_ENDINGS))
+    kept = (rel for rel in listed if not rel.lower().endswith(NOT_SOURCE_ENDINGS))
+    files = tuple(sorted(f"{name}/{rel}" for rel in kept))
     shown = manifest.get("name") if isinstance(manifest.get("name"), str) else name
     return NpmPackage(shown, manifest["version"], base, files, given.is_symlink())
 

@@ -166,17 +166,22 @@ def _stale_notice(package: Package, check: PackageCheck) -> str:
 
 
 def package_overlay(workspace: Path, settings: Settings, plan: RootPlan) -> RootPlan:
-    """`plan` with the stale files of the named packages added (for `wherein index`)."""
-    return plan_packages(workspace, settings).with_overlay(plan)
+    """`plan` with the stale files of the named packages added, and what to say about the
+    packages among its problems (for `wherein index`)."""
+    packages = plan_packages(workspace, settings)
+    overlaid = packages.with_overlay(plan)
+    return RootPlan(overlaid.roots, (*overlaid.problems, *packages.problems))
 
 
 def build_package_indexes(
     workspace: Path, settings: Settings, progress: Progress | None = None, on_wait=None
 ) -> list[str]:
-    """Build every named package's shared index that is not complete; the notices to show."""
+    """Build every named package's shared index that is not complete; what the builds say
+    (an entry that does not resolve is said by `package_overlay`, after)."""
     if not settings["scope.packages"]:
         return []
-    packages, notices = resolve_packages(workspace, settings)
+    packages, _ = resolve_packages(workspace, settings)
+    notices: list[str] = []
     for package in packages:
         build = ensure_package_index(package, settings, progress=progress, on_wait=on_wait)
         notices.extend(build.notices)
