@@ -67,6 +67,7 @@ class Trust(enum.Enum):
     TURN_OFF = "turn_off"  # a stage that sends text to a model: may be turned off, never on
     IN_PROCESS = "in_process"  # the provider: only one that keeps code in this process
     INSIDE = "inside"  # folders: only inside the workspace
+    NAMES = "names"  # package names: a workspace file's resolve only inside it; agent: none
     USER = "user"  # where code or keys go: the user's file or environment only
     USER_FILE = "user_file"  # the user's own file only, not even the environment
 
@@ -136,8 +137,10 @@ KEYS: dict[str, KeySpec] = {
         [], "list", trust=Trust.INSIDE, why="it would index folders outside the workspace"
     ),
     # Names, not folders: a workspace file's entries resolve only in the workspace's own
-    # virtualenv and node_modules (wherein.packages.resolve), so any layer may list them.
-    "scope.packages": KeySpec([], "list"),
+    # virtualenv and node_modules (wherein.packages.resolve).
+    "scope.packages": KeySpec(
+        [], "list", trust=Trust.NAMES, why="it would read installed code outside the workspace"
+    ),
     "scope.python": KeySpec(
         None,
         "optional_str",
@@ -269,7 +272,7 @@ def untrusted_refusal(key: str, value: Any, trusted: Any) -> str | None:
     """
     spec = KEYS[key]
     trust = spec.trust
-    if trust in (Trust.ANY, Trust.INSIDE):
+    if trust in (Trust.ANY, Trust.INSIDE, Trust.NAMES):
         return None
     if trust is Trust.LOWER and value <= trusted:
         return None
