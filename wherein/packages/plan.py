@@ -32,6 +32,7 @@ __all__ = [
     "PackagePlan",
     "build_package_indexes",
     "package_overlay",
+    "package_roots",
     "plan_packages",
     "resolve_packages",
 ]
@@ -86,6 +87,14 @@ def resolve_packages(workspace: Path, settings: Settings) -> tuple[list[Package]
             labels.add(found.label)
             packages.append(found)
     return packages, problems
+
+
+def package_roots(workspace: Path, settings: Settings) -> list[Root]:
+    """The roots of the named packages that resolve, for naming one as a folder (the tool's
+    `path`), without checking their files."""
+    if not settings["scope.packages"]:
+        return []
+    return [package.root() for package in resolve_packages(workspace, settings)[0]]
 
 
 def plan_packages(workspace: Path, settings: Settings) -> PackagePlan:
