@@ -15,6 +15,7 @@ PACKAGES = [
     "wherein.embedding",
     "wherein.evaluation",
     "wherein.index",
+    "wherein.packages",
     "wherein.ranking",
 ]
 
