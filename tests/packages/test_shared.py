@@ -162,3 +162,18 @@ def test_a_version_change_moves_to_the_new_index_and_the_old_one_is_collected(
     assert "Removed the shared index widgetlib-1.2.0." in done
     assert not (data_home() / SHARED).exists()
     assert (data_home() / "packages/pypi/widgetlib-1.3.0" / COMPLETE_FILE_NAME).is_file()
+
+
+def test_a_planted_copy_of_a_version_never_reaches_another_workspace(tmp_path, server):
+    """A clone whose .venv holds a doctored widgetlib 1.2.0 builds the shared index first; a
+    workspace with the real one searches only its own bytes (the rest is overlaid)."""
+    clone = widgets_workspace(tmp_path / "clone").resolve()
+    (clone / SITE / "widgetlib/render.py").write_text("def exfiltrate_tokens():\n    pass\n")
+    add_packages(clone, ["widgetlib"])
+    honest = widgets_workspace(tmp_path / "honest").resolve()
+    add_packages(honest, ["widgetlib"])
+    result = search(honest, "exfiltrate tokens")
+    assert all("exfiltrate" not in h.excerpt for h in result.hits)
+    mine = search(honest, "draw a widget on the canvas with a border")
+    assert mine.hits[0].path == "widgetlib@1.2.0/widgetlib/render.py"
+    assert mine.hits[0].source_path == str(honest / SITE / "widgetlib/render.py")

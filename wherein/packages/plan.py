@@ -11,6 +11,7 @@ moves to the new version's index (building it is `wherein index`'s) and says so 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -106,6 +107,7 @@ def plan_packages(workspace: Path, settings: Settings) -> PackagePlan:
         return PackagePlan()
     packages, problems = resolve_packages(workspace, settings)
     state = load_state(directory)
+    said_before = json.dumps(state, sort_keys=True)
     named = state.setdefault("packages", {})
     if not isinstance(named, dict):
         named = state["packages"] = {}
@@ -145,7 +147,8 @@ def plan_packages(workspace: Path, settings: Settings) -> PackagePlan:
         members.append(PackageMember(package, shared, check))
     for key in [k for k in named if k not in {p.key for p in packages}]:
         del named[key]  # no longer named: its shared index may be collected
-    save_state(directory, state)
+    if json.dumps(state, sort_keys=True) != said_before:
+        save_state(directory, state)
     return PackagePlan(tuple(members), tuple(p.root() for p in packages), tuple(problems))
 
 

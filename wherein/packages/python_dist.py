@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wherein.packages.files import is_plain_relative, list_folder_files
-from wherein.python_imports import BoundedDistribution
+from wherein.python_imports import MAX_NAME_CHARS, BoundedDistribution
 
 __all__ = ["DistributionFiles", "distribution_files", "find_distribution", "normalize_name"]
 
@@ -108,6 +108,8 @@ def distribution_files(folder: Path) -> DistributionFiles | str:
         name = version = None
     if not name or not version:
         return f"its metadata {folder.name}/METADATA gives no Name and Version"
+    if len(name) > MAX_NAME_CHARS or len(version) > MAX_NAME_CHARS:
+        return f"its metadata {folder.name}/METADATA gives a Name or Version too long to be one"
     editable = _editable_source(distribution)
     if editable is not None:
         return (

@@ -15,6 +15,7 @@ chooses.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,8 @@ from wherein.workspace import Root
 __all__ = ["NPM", "PYPI", "Package", "parse_entry", "resolve_package"]
 
 PYPI = "pypi"
+# What may not stand in one folder name of a result path.
+_ONE_FOLDER = re.compile(r"[/\\\0]")
 NPM = "npm"
 ECOSYSTEMS = (PYPI, NPM)
 
@@ -58,7 +61,8 @@ class Package:
 
     @property
     def label(self) -> str:
-        return f"{self.name.replace('/', '+')}@{self.version}"
+        """`name@version` as one folder name: a `/` (a scoped npm name) becomes `+`."""
+        return _ONE_FOLDER.sub("+", f"{self.name}@{self.version}")
 
     @property
     def key(self) -> str:
