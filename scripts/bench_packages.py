@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     report["second_warm_search_s"] = _timed_search(second, "parse a URL")
     report["resolve"] = _resolve_costs(first, names, args.python)
     report["quality"] = _quality(work, first, args.skip_whole)
+    shutil.rmtree(work, ignore_errors=True)  # the whole site-packages' index is over 1 GB
     _print(report)
     if args.json:
         print(json.dumps(report, indent=1))

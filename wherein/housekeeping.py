@@ -169,7 +169,13 @@ def _gc(home: Path, args: argparse.Namespace, stdin: TextIO, out: TextIO, err: T
         else None
     )
     if args.json:
-        return _remove(home, gone, True, out, err, dry_run=not args.yes, unknown=unknown)
+        packages = {"packages": [p.name for p in unnamed], "packages_removed": []}
+        for entry in unnamed if args.yes else []:
+            if remove_package_index(entry, home).removed:
+                packages["packages_removed"].append(entry.name)
+        return _remove(
+            home, gone, True, out, err, dry_run=not args.yes, unknown=unknown, extra=packages
+        )
     if not gone:
         kept = f"{len(entries)} index{'es' if len(entries) != 1 else ''}"
         out.write(f"No index to remove: every known workspace folder is still there ({kept}).\n")
@@ -227,6 +233,7 @@ def _remove(
     *,
     dry_run: bool,
     unknown: list[IndexEntry] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> int:
     """Remove `entries` (unless `dry_run`), report as text or JSON; 1 when any was left."""
     from wherein.index.removal import remove_index
@@ -255,6 +262,7 @@ def _remove(
         }
         if unknown is not None:
             payload["unknown"] = [entry.name for entry in unknown]
+        payload.update(extra or {})
         out.write(json_text(payload) + "\n")
     elif len(removed) > 1:
         out.write(f"Freed {_size(_total(removed))}.\n")

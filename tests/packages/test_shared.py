@@ -156,6 +156,8 @@ def test_a_version_change_moves_to_the_new_index_and_the_old_one_is_collected(
     assert set(listed["widgetlib-1.3.0"].named_by) == {str(first), str(second)}
     shown = json.loads(run_wherein("indexes", "--json").stdout)
     assert {p["name"]: p["named_by"] for p in shown["packages"]}["widgetlib-1.2.0"] == []
+    planned = json.loads(run_wherein("gc", "--json").stdout)
+    assert (planned["packages"], planned["packages_removed"]) == (["widgetlib-1.2.0"], [])
     dry = run_wherein("gc").stdout.decode()
     assert "widgetlib@1.2.0" in dry and (data_home() / SHARED).is_dir()
     done = run_wherein("gc", "--yes").stdout.decode()
