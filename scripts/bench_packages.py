@@ -118,13 +118,14 @@ def _quality(work: Path, packaged: Path, skip_whole: bool) -> dict:
 
     from wherein.config import load_settings
     from wherein.indexing import build_index
-    from wherein.packages.environment import ask_site_packages
+    from wherein.packages.environment import python_environments
 
     questions = tomlkit.loads(QUESTIONS.read_text()).unwrap()["question"]
     result = {"questions": len(questions), "shared_roots": _recall(packaged, questions)}
     if skip_whole:
         return result
-    site = ask_site_packages(os.environ["WHEREIN_SCOPE_PYTHON"])[0]
+    found, _ = python_environments(work, os.environ["WHEREIN_SCOPE_PYTHON"], inside_only=False)
+    site = found[0].site_packages[0]  # the one the packages came from
     whole = _workspace(work / "whole")
     os.environ["WHEREIN_SCOPE_PACKAGES"] = ""  # this one searches the site-packages as a folder
     os.environ["WHEREIN_SCOPE_SOURCE_ROOTS"] = f"site={site}"

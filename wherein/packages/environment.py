@@ -100,7 +100,8 @@ def venv_site_packages(prefix: Path) -> tuple[Path, ...]:
 
 def ask_site_packages(python: str) -> tuple[Path, ...]:
     """The purelib and platlib folders of the interpreter `python`, asked in isolated mode;
-    () when it does not answer."""
+    () when it does not answer. Not for a virtualenv's interpreter: without `site` it reports
+    its base installation's folders (`venv_site_packages` reads a virtualenv's layout)."""
     try:
         done = subprocess.run(
             [python, "-I", "-S", "-c", _SITE_PATHS],
