@@ -29,6 +29,7 @@ TRUST_WORDS = {
     Trust.TURN_OFF: "turn it off",
     Trust.IN_PROCESS: "choose `minilm` or `static`",
     Trust.INSIDE: "workspace file: folders inside the workspace; agent: nothing",
+    Trust.NAMES: "workspace file: names, resolved only inside the workspace; agent: nothing",
     Trust.USER: "nothing",
     Trust.USER_FILE: "nothing (only your config file, not the environment)",
 }

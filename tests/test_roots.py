@@ -340,8 +340,12 @@ def test_roots_suggest_lists_the_virtualenv_and_the_imported_packages(project, m
     assert (first["importers"], first["distributions"]) == (2, ["requests 2.31.0"])
     assert (second["importers"], second["distributions"]) == (1, ["PyYAML 6.0"])
     assert "importers" not in payload["suggestions"][2]  # node entries keep their fields
+    # The distributions, as `roots add` takes them, the most imported first.
+    assert [p["entry"] for p in payload["packages"]] == ["requests", "PyYAML"]
+    assert payload["packages_command"].startswith("wherein roots add requests PyYAML --workspace")
     text = run_wherein("roots", "suggest", "--workspace", str(project)).stdout.decode()
-    assert text.startswith(f"requests={site}/requests\t(python: imported by 2 files")
+    assert text.startswith("requests\t(python: imported by 2 files")
+    assert f"\nrequests={site}/requests\t(python: imported by 2 files" in text
 
 
 def test_a_package_inside_a_configured_root_is_not_suggested_again(project, monkeypatch):

@@ -115,6 +115,17 @@ KEYS: dict[str, KeySpec] = {
     "scope.source_roots": KeySpec(
         [], "list", trust=Trust.INSIDE, why="it would index folders outside the workspace"
     ),
+    # Names, not folders: a workspace file's entries resolve only in the workspace's own
+    # virtualenv and node_modules (wherein.packages.resolve).
+    "scope.packages": KeySpec(
+        [], "list", trust=Trust.NAMES, why="it would read installed code outside the workspace"
+    ),
+    "scope.python": KeySpec(
+        None,
+        "optional_str",
+        trust=Trust.USER,
+        why="it names a Python environment outside the workspace",
+    ),
     "walk.max_file_bytes": KeySpec(
         1_048_576,
         "int",
@@ -224,7 +235,7 @@ def untrusted_refusal(key: str, value: Any, trusted: Any) -> str | None:
     """
     spec = KEYS[key]
     trust = spec.trust
-    if trust in (Trust.ANY, Trust.INSIDE):
+    if trust in (Trust.ANY, Trust.INSIDE, Trust.NAMES):
         return None
     if trust is Trust.LOWER and value <= trusted:
         return None

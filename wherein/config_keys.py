@@ -38,6 +38,7 @@ class Trust(enum.Enum):
     TURN_OFF = "turn_off"  # a stage that sends text to a model: may be turned off, never on
     IN_PROCESS = "in_process"  # the provider: only one that keeps code in this process
     INSIDE = "inside"  # folders: only inside the workspace
+    NAMES = "names"  # package names: a workspace file's resolve only inside it; agent: none
     USER = "user"  # where code or keys go: the user's file or environment only
     USER_FILE = "user_file"  # the user's own file only, not even the environment
 

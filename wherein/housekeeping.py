@@ -29,6 +29,11 @@ from wherein.index.catalog import (
     list_indexes,
 )
 from wherein.index.location import WORKSPACES_DIR_NAME, data_home, index_dir
+from wherein.packages.catalog import (
+    PackageIndexEntry,
+    list_package_indexes,
+    remove_package_index,
+)
 from wherein.untrusted import echo, json_text, one_line
 
 __all__ = ["run_housekeeping"]
@@ -56,15 +61,19 @@ def run_housekeeping(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: 
 
 def _indexes(home: Path, as_json: bool, out: TextIO) -> int:
     entries = list_indexes(home)
+    packages = list_package_indexes(home)
     folder = home / WORKSPACES_DIR_NAME
     if as_json:
         payload = {
             "folder": str(folder),
             "indexes": [entry.to_json() for entry in entries],
             "total_bytes": sum(entry.size_bytes for entry in entries),
+            "packages": [package.to_json() for package in packages],
         }
         out.write(json_text(payload) + "\n")
         return 0
+    for package in packages:
+        out.write(one_line(_package_row(package)) + "\n")
     if not entries:
         out.write(one_line(f"No index under {folder}.") + "\n")
         return 0
@@ -92,6 +101,15 @@ def _row(entry: IndexEntry) -> str:
         f"{used:<16}  {entry.workspace_state:<7}  {workspace}"
     )
     return f"{row}  ({entry.error})" if entry.error else row
+
+
+def _package_row(entry: PackageIndexEntry) -> str:
+    """One shared package index: its size, chunks, and who names it (before the table)."""
+    chunks = "?" if entry.chunks is None else f"{entry.chunks:,}"
+    state = "complete" if entry.complete else "half-built"
+    named = f"named by {len(entry.named_by)}" if entry.named_by else "unnamed: 'wherein gc'"
+    label = entry.label or entry.name
+    return f"package  {label}  {_size(entry.size_bytes)}, {chunks} chunks, {state}, {named}"
 
 
 def _forget(home: Path, target: str | None, as_json: bool, out: TextIO, err: TextIO) -> int:
@@ -138,6 +156,9 @@ def _real_folder(path: Path) -> bool:
 
 
 def _gc(home: Path, args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    unnamed = [p for p in list_package_indexes(home) if not p.named_by]
+    if unnamed and not args.json:
+        _gc_packages(home, unnamed, args.yes, out, err)
     entries = list_indexes(home)
     gone = [entry for entry in entries if entry.workspace_state == GONE]
     unknown = [entry for entry in entries if entry.workspace_state == UNKNOWN]
@@ -148,7 +169,13 @@ def _gc(home: Path, args: argparse.Namespace, stdin: TextIO, out: TextIO, err: T
         else None
     )
     if args.json:
-        return _remove(home, gone, True, out, err, dry_run=not args.yes, unknown=unknown)
+        packages = {"packages": [p.name for p in unnamed], "packages_removed": []}
+        for entry in unnamed if args.yes else []:
+            if remove_package_index(entry, home).removed:
+                packages["packages_removed"].append(entry.name)
+        return _remove(
+            home, gone, True, out, err, dry_run=not args.yes, unknown=unknown, extra=packages
+        )
     if not gone:
         kept = f"{len(entries)} index{'es' if len(entries) != 1 else ''}"
         out.write(f"No index to remove: every known workspace folder is still there ({kept}).\n")
@@ -165,6 +192,22 @@ def _gc(home: Path, args: argparse.Namespace, stdin: TextIO, out: TextIO, err: T
         out.write("Dry run: nothing removed. Run 'wherein gc --yes' to remove them.\n")
         return 0
     return _remove(home, gone, False, out, err, dry_run=False)
+
+
+def _gc_packages(
+    home: Path, unnamed: list[PackageIndexEntry], yes: bool, out: TextIO, err: TextIO
+) -> None:
+    """List (and with `--yes` remove) the shared package indexes no workspace names."""
+    out.write("Shared package indexes no workspace names any more:\n")
+    for entry in unnamed:
+        out.write(one_line(f"  {entry.label or entry.name}  {_size(entry.size_bytes)}") + "\n")
+    if not yes:
+        out.write("Dry run: kept. Run 'wherein gc --yes' to remove them.\n")
+    for entry in unnamed if yes else []:
+        outcome = remove_package_index(entry, home)
+        stream, said = (out, "Removed") if outcome.removed else (err, "wherein: kept")
+        why = "" if outcome.removed else f": {outcome.reason}"
+        stream.write(one_line(f"{said} the shared index {entry.name}{why}.") + "\n")
 
 
 def _confirm(stdin: TextIO, out: TextIO, gone: list[IndexEntry]) -> bool:
@@ -190,6 +233,7 @@ def _remove(
     *,
     dry_run: bool,
     unknown: list[IndexEntry] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> int:
     """Remove `entries` (unless `dry_run`), report as text or JSON; 1 when any was left."""
     from wherein.index.removal import remove_index
@@ -218,6 +262,7 @@ def _remove(
         }
         if unknown is not None:
             payload["unknown"] = [entry.name for entry in unknown]
+        payload.update(extra or {})
         out.write(json_text(payload) + "\n")
     elif len(removed) > 1:
         out.write(f"Freed {_size(_total(removed))}.\n")

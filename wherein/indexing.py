@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,9 +25,11 @@ from wherein.index.refresh import (
     refresh_index,
     remember_stamp,
 )
-from wherein.index.store import open_store
+from wherein.index.store import Store, open_store
 from wherein.index.tiers import FAST
+from wherein.packages.plan import build_package_indexes, package_overlay
 from wherein.roots import plan_roots
+from wherein.workspace import Root
 
 __all__ = ["IndexSummary", "build_index"]
 
@@ -86,7 +89,8 @@ def build_index(
     """
     started = time.monotonic()
     directory = index_dir(workspace)
-    notices: list[str] = []
+    # The packages first: each shared index is built once, and the overlay compares with it.
+    notices: list[str] = build_package_indexes(workspace, settings, progress)
     with index_lock(directory, wait=False, notices=notices) as locked:
         if not locked:
             if not wait:
@@ -103,56 +107,78 @@ def build_index(
             notices.append(store.notice)
         store.notice = None
         plan = plan_roots(workspace, settings["scope.source_roots"], focus)
-        fast_tier = FastTierModel(settings, notices)
+        plan = package_overlay(workspace, settings, plan)
         notices.extend(plan.problems)
         try:
-            report = refresh_index(
-                store,
-                list(plan.roots),
-                max_file_bytes=settings["walk.max_file_bytes"],
-                progress=progress,
-                fast_tier=fast_tier,
+            report, embedded, pending = fill_index(
+                store, plan.roots, settings, notices, progress=progress, focus=focus
             )
-            remember_stamp(store, plan.roots, settings["walk.max_file_bytes"], report)
-            notices.extend(report.notices)
-            embedded = 0
-
-            def counted(stage: str, done: int, total: int) -> None:
-                nonlocal embedded
-                if stage == "embed":
-                    embedded = done
-                if progress:
-                    progress(stage, done, total)
-
-            pending = 0
-            _fill_fast_tier(store, settings, fast_tier, progress)
-            try:
-                if not _nothing_to_embed(store, settings):
-                    embedder = create_embedder(settings)
-                    embedded = embed_pending(
-                        store,
-                        embedder,
-                        budget_s=None,
-                        progress=counted,
-                        paths_first=[focus] if focus else [],
-                    )
-            except EndpointUnreachable as err:
-                pending = store.pending_count()[1]
-                left = (
-                    f"{pending} chunks stay pending; search ranks them by keywords until "
-                    "'wherein index' runs again."
-                    if pending
-                    else "No chunk was pending."
-                )
-                notices.append(f"{err} {left}")
-            with store.transaction() as conn:
-                store.drop_orphan_vectors(conn)
-            store.repair_vector_caches()
-            if store.notice:
-                notices.append(store.notice)
         finally:
             store.close()
     return IndexSummary(report, embedded, time.monotonic() - started, tuple(notices), pending)
+
+
+def fill_index(
+    store: Store,
+    roots: Sequence[Root],
+    settings: Settings,
+    notices: list[str],
+    *,
+    progress: Progress | None = None,
+    focus: str | None = None,
+) -> tuple[RefreshReport, int, int]:
+    """Refresh `store` from `roots` and embed every pending chunk, in every tier; returns the
+    report, the chunks the configured model embedded and those left pending (an endpoint
+    that did not answer). The caller holds the index's lock. A workspace's index and a
+    package's shared index (`wherein.packages.shared`) are filled alike.
+    """
+    fast_tier = FastTierModel(settings, notices)
+    report = refresh_index(
+        store,
+        list(roots),
+        max_file_bytes=settings["walk.max_file_bytes"],
+        progress=progress,
+        fast_tier=fast_tier,
+    )
+    remember_stamp(store, roots, settings["walk.max_file_bytes"], report)
+    notices.extend(report.notices)
+    embedded = 0
+
+    def counted(stage: str, done: int, total: int) -> None:
+        nonlocal embedded
+        if stage == "embed":
+            embedded = done
+        if progress:
+            progress(stage, done, total)
+
+    pending = 0
+    _fill_fast_tier(store, settings, fast_tier, progress)
+    try:
+        if not _nothing_to_embed(store, settings):
+            embedder = create_embedder(settings)
+            embedded = embed_pending(
+                store,
+                embedder,
+                budget_s=None,
+                progress=counted,
+                paths_first=[focus] if focus else [],
+            )
+    except EndpointUnreachable as err:
+        pending = store.pending_count()[1]
+        left = (
+            f"{pending} chunks stay pending; search ranks them by keywords until "
+            "'wherein index' runs again."
+            if pending
+            else "No chunk was pending."
+        )
+        notices.append(f"{err} {left}")
+    with store.transaction() as conn:
+        store.drop_orphan_vectors(conn)
+    store.repair_vector_caches()
+    if store.notice:
+        notices.append(store.notice)
+        store.notice = None
+    return report, embedded, pending
 
 
 def _fill_fast_tier(store, settings: Settings, fast_tier, progress) -> None:

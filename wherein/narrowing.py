@@ -48,6 +48,8 @@ def narrow(
     """
     if (files is None or not files.active) and match is None:
         return None
+    if hasattr(store, "narrowed"):  # the workspace and its packages (wherein.packages.federation)
+        return store.narrowed(prefixes, files, match)
     ids: np.ndarray | None = None
     if prefixes:
         ids, _ = store.chunk_table(prefixes)
@@ -88,6 +90,8 @@ def lexical_within(
     """
     if len(ids) == 0 or not terms:
         return []
+    if hasattr(store, "lexical_within"):  # several indexes: each ranks its own ids
+        return store.lexical_within(terms, limit, ids)
     match = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
     sql = (
         "SELECT rowid, bm25(lexical) FROM lexical WHERE lexical MATCH ? "

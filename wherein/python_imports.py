@@ -25,7 +25,7 @@ from pathlib import Path
 
 from wherein.safe_files import UnsafeFile, read_regular
 
-__all__ = ["InstalledPackage", "imported_names", "installed_packages"]
+__all__ = ["BoundedDistribution", "InstalledPackage", "imported_names", "installed_packages"]
 
 # RECORD lists every installed file: large for a large distribution (a few MB), bounded.
 MAX_METADATA_BYTES = 16 << 20
@@ -79,7 +79,7 @@ def installed_packages(site: Path, wanted: Iterable[str]) -> dict[str, Installed
     }
 
 
-class _BoundedDistribution(importlib.metadata.Distribution):
+class BoundedDistribution(importlib.metadata.Distribution):
     """One `*.dist-info` or `*.egg-info` folder, its files read by `safe_files`."""
 
     def __init__(self, folder: Path) -> None:
@@ -111,7 +111,7 @@ def _providers(site: Path, names: set[str]) -> dict[str, set[str]]:
     except OSError:
         return found
     for folder in sorted(folders):
-        distribution = _BoundedDistribution(folder)
+        distribution = BoundedDistribution(folder)
         tops = _top_level(distribution) & names
         if tops:
             label = _label(distribution, folder)

@@ -40,7 +40,9 @@ def root_folder(roots: Sequence[Root], value: str, flag: str) -> str | None:
         root = next((r for r in roots if resolved.is_relative_to(r.path)), None)
     else:
         label, _, rest = os.path.normpath(value).partition(os.sep)
-        root = next((r for r in roots if r.label == label), None)
+        root = next((r for r in roots if r.label == label), None) or next(
+            (r for r in roots if r.files is not None and r.label.rpartition("@")[0] == label), None
+        )  # a package root answers to its name without the version too: `--path httpx`
         if root is None:
             return None
         try:

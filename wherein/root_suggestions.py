@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wherein.config import all_inside
+from wherein.packages.environment import venv_site_packages
 from wherein.python_imports import imported_names, installed_packages
 from wherein.roots import plan_roots
 from wherein.workspace import Root, SourceSkipped, WalkReport, read_source, walk_root
@@ -162,7 +163,9 @@ def _site_packages(workspace: Path) -> list[tuple[Path, str]]:
     places: list[tuple[Path, str]] = []
     active = os.environ.get("VIRTUAL_ENV")
     if active:
-        places += [(p, "in the active virtualenv ($VIRTUAL_ENV)") for p in _purelibs(Path(active))]
+        places += [
+            (p, "in the active virtualenv ($VIRTUAL_ENV)") for p in venv_site_packages(Path(active))
+        ]
     try:
         tops = sorted(p for p in workspace.iterdir() if (p / "pyvenv.cfg").is_file())
     except OSError:
@@ -170,7 +173,7 @@ def _site_packages(workspace: Path) -> list[tuple[Path, str]]:
     for venv in tops:
         places += [
             (p, f"in the workspace's virtualenv {venv.name}")
-            for p in _purelibs(venv)
+            for p in venv_site_packages(venv)
             if _inside(workspace, p)
         ]
     python = shutil.which("python3") if not places else None  # a fallback, not a third env
@@ -186,12 +189,6 @@ def _site_packages(workspace: Path) -> list[tuple[Path, str]]:
             seen.add(resolved)
             unique.append((path, reason))
     return unique
-
-
-def _purelibs(prefix: Path) -> list[Path]:
-    return sorted(prefix.glob("lib/python3*/site-packages")) + sorted(
-        prefix.glob("Lib/site-packages")
-    )
 
 
 def _ask_python(python: str) -> Path | None:

@@ -36,6 +36,8 @@ from wherein.index.store import Store, open_store
 from wherein.index.tiers import FAST, FULL, TIERS
 from wherein.indexing import FAST_EMBED_BATCH
 from wherein.narrowing import Narrowed, lexical_within, narrow
+from wherein.packages.federation import federate, release
+from wherein.packages.plan import PackagePlan, plan_packages
 from wherein.ranking.expansion import Expansion, start_expansion
 from wherein.ranking.fusion import fuse_rrf
 from wherein.ranking.rerank import rerank
@@ -108,6 +110,7 @@ class _Request:
     files: FileFilter | None = None
     match: TextMatch | None = None
     related: Place | None = None
+    packages: PackagePlan | None = None  # the shared package indexes ranked beside the workspace
 
 
 def run_search(
@@ -234,10 +237,13 @@ def _request(
     limit = settings["search.limit"] if limit is None else limit
     text, warnings = _validate(query, limit)
     plan = plan_roots(workspace, settings["scope.source_roots"])
-    scope = resolve_scope(workspace, focus, settings, roots=plan.extra)
-    under = relative_folder(workspace, path, "--path", plan.extra) if path else None
+    packages = plan_packages(workspace, settings)
+    labelled = (*plan.extra, *packages.roots)
+    scope = resolve_scope(workspace, focus, settings, roots=labelled)
+    under = relative_folder(workspace, path, "--path", labelled) if path else None
     if scope.focus:  # a root whose label is the focus's first folder in the workspace is dropped
         plan = plan_roots(workspace, settings["scope.source_roots"], scope.focus)
+    plan = packages.with_overlay(plan)
     return _Request(
         text=text,
         limit=limit,
@@ -248,9 +254,10 @@ def _request(
         plan=plan,
         budget=settings["search.cold_budget_s"] if cold_budget_s is None else cold_budget_s,
         signals=signals,
-        warnings=(*warnings, *plan.problems),
+        warnings=(*warnings, *plan.problems, *packages.problems),
         excerpt_lines=settings["search.excerpt_lines"] if excerpt_lines is None else excerpt_lines,
         rank_text=text,
+        packages=packages,
     )
 
 
@@ -291,6 +298,7 @@ def _search_index(
         store = resident.store(path, verify) if resident else open_store(path, verify=verify)
         # A fresh search keeps its query vectors beside the index; a resident one, in memory.
         saved = QueryVectors(directory) if resident is None else None
+        ranked = store  # with package indexes named: all of them, read as one
         try:
             if store.notice:
                 warnings.append(store.notice)
@@ -302,14 +310,15 @@ def _search_index(
                     store, request, request.related, resident
                 )
             else:
-                view = _view(store, models, warnings, resident, saved, request.rank_text or "")
+                ranked = federate(store, request.packages, warnings)
+                view = _view(ranked, models, warnings, resident, saved, request.rank_text or "")
                 if store.notice:  # what refreshing or reading the vector caches had to mend
                     warnings.append(store.notice)
                     store.notice = None
-                hits, source_chars = _rank(store, request, view, warnings, steps, resident)
+                hits, source_chars = _rank(ranked, request, view, warnings, steps, resident)
                 if request.scope.focus and request.rank_text is not None:
                     warnings.extend(
-                        _scope_notice(store, request.scope.focus, view, request.rank_text, hits)
+                        _scope_notice(ranked, request.scope.focus, view, request.rank_text, hits)
                     )
                 used = {entry.tier.name for entry in view.tiers}
             if store.notice:
@@ -317,11 +326,12 @@ def _search_index(
                 store.notice = None
             pending_files, pending_chunks, coverage = _cached(
                 resident,
-                store,
+                ranked,
                 f"coverage:{','.join(sorted(used))}",
-                lambda: _coverage(store, request.settings, used),
+                lambda: _coverage(ranked, request.settings, used),
             )
         finally:
+            release(ranked)
             if resident is None:
                 store.close()
             if saved is not None:

@@ -17,6 +17,9 @@ class Root:
 
     path: Path
     label: str = ""
+    # A package root's own files ('/'-separated, relative to `path`), walked instead of the
+    # folder: a distribution's RECORD, not the whole site-packages (`wherein.packages`).
+    files: tuple[str, ...] | None = None
 
     def display(self, rel: str) -> str:
         """The result path: relative to the workspace, or `label/relative` for extra roots."""

@@ -153,6 +153,11 @@ def walk_root(root: Root, max_file_bytes: int, report: WalkReport) -> Iterator[F
     depth first from an explicit stack (a tree deeper than Python's recursion limit
     is still walked), each through a descriptor checked against its parent's listing.
     """
+    if root.files is not None:
+        from wherein.packages.files import walk_listed  # builds on FileEntry: imported here
+
+        yield from walk_listed(root, max_file_bytes, report)
+        return
     rules = IgnoreRules()
     exclude = read_git_exclude(root, report)
     if exclude:

@@ -96,6 +96,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--workspace", help="the workspace (default: the project around the current folder)"
     )
     suggest.add_argument("--json", action="store_true", help="print one JSON object")
+    add = roots_actions.add_parser(
+        "add", help="add installed packages (NAME[@VERSION], npm:NAME) as shared package roots"
+    )
+    add.add_argument("names", nargs="+", metavar="NAME", help="a distribution or npm package")
+    add.add_argument("--python", help="the environment's python (default: the active one)")
+    add.add_argument("--user", action="store_true", help="write your own config file")
+    add.add_argument(
+        "--workspace", help="the workspace (default: the project around the current folder)"
+    )
+    add.add_argument("--json", action="store_true", help="print one JSON object")
 
     indexes = commands.add_parser(
         "indexes", aliases=["list"], help="every index kept: workspace, size, chunks, last used"

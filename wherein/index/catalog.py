@@ -25,7 +25,15 @@ from wherein.index.location import INDEX_FILE_NAME, WORKSPACES_DIR_NAME, data_ho
 from wherein.index.owner import names_directory, read_owner
 from wherein.index.tiers import TIERS
 
-__all__ = ["GONE", "PRESENT", "UNKNOWN", "IndexEntry", "describe_index", "list_indexes"]
+__all__ = [
+    "GONE",
+    "PRESENT",
+    "UNKNOWN",
+    "IndexEntry",
+    "describe_index",
+    "disk_use",
+    "list_indexes",
+]
 
 # The names `index_dir` gives: a cleaned basename, a dash, 16 hex digits of the path's hash.
 INDEX_DIR_NAME = re.compile(r"^[A-Za-z0-9._-]+-[0-9a-f]{16}$")
@@ -91,7 +99,7 @@ def list_indexes(home: Path | None = None) -> list[IndexEntry]:
 def describe_index(directory: Path) -> IndexEntry:
     """What the index in `directory` holds; a damaged database is an `error`, never a raise."""
     owner = read_owner(directory)
-    size = _disk_use(directory)
+    size = disk_use(directory)
     counts, roots, error = _read_counts(directory / INDEX_FILE_NAME)
     workspace, source = owner.workspace, "record" if owner.workspace else None
     if workspace is None:
@@ -125,7 +133,7 @@ def _state(workspace: str | None) -> str:
     return PRESENT if stat.S_ISDIR(info.st_mode) else GONE
 
 
-def _disk_use(directory: Path) -> int:
+def disk_use(directory: Path) -> int:
     """Bytes allocated to the regular files below `directory`, as `du` counts; no link is
     followed."""
     total = 0

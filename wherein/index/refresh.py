@@ -284,7 +284,8 @@ def _writer(
 
 def walk_key(roots: Sequence[Root], max_file_bytes: int) -> str:
     """What a walk depends on besides the disk: which roots, and the size limit."""
-    return repr(([(root.label, str(root.path)) for root in roots], max_file_bytes))
+    walked = [(r.label, str(r.path), *(() if r.files is None else (r.files,))) for r in roots]
+    return repr((walked, max_file_bytes))
 
 
 def refresh_when_changed(

@@ -13,6 +13,7 @@ avoids symlink attacks), so a link below is removed as a link, never followed.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -43,10 +44,16 @@ class Removal:
     reason: str | None = None
 
 
-def remove_index(directory: Path, home: Path) -> Removal:
-    """Remove the index `directory` under `home` (the data home), if it is safe to."""
-    workspaces = home / WORKSPACES_DIR_NAME
-    refused = _refusal(directory, workspaces)
+def remove_index(
+    directory: Path, home: Path, *, folder: Path | None = None, names: re.Pattern = INDEX_DIR_NAME
+) -> Removal:
+    """Remove the index `directory` under `home` (the data home), if it is safe to.
+
+    `folder` and `names` say where an index may be and how it is named: a workspace's by
+    default, a shared package index's for `wherein.packages.catalog`.
+    """
+    workspaces = home / WORKSPACES_DIR_NAME if folder is None else folder
+    refused = _refusal(directory, workspaces, names)
     if refused is not None:
         return Removal(False, REFUSED, refused)
     try:
@@ -77,11 +84,11 @@ def remove_index(directory: Path, home: Path) -> Removal:
     return Removal(True)
 
 
-def _refusal(directory: Path, workspaces: Path) -> str | None:
+def _refusal(directory: Path, workspaces: Path, names: re.Pattern) -> str | None:
     """Why `directory` is not one this command may remove, or None."""
     if not shutil.rmtree.avoids_symlink_attacks:
         return "on this system folders cannot be deleted without following links inside"
-    if directory.parent != workspaces or not INDEX_DIR_NAME.match(directory.name):
+    if directory.parent != workspaces or not names.match(directory.name):
         return f"it is not an index directory directly in {workspaces}"
     for path, what in ((workspaces, "the folder of indexes"), (directory, "the index")):
         try:

@@ -19,7 +19,7 @@ from wherein.errors import ConfigError
 __all__ = ["AGENT_KEYS", "check_agent_change", "in_process_providers"]
 
 # Keys the agent may not set at all; the rest it may set within `untrusted_refusal`'s rules.
-_NEVER = (Trust.USER, Trust.USER_FILE, Trust.INSIDE)
+_NEVER = (Trust.USER, Trust.USER_FILE, Trust.INSIDE, Trust.NAMES)
 
 # The keys `configure` takes. A secret stays among them although only a blank one is accepted:
 # an agent echoing back a form with an empty secret field is told "unchanged", not "unknown".

@@ -22,6 +22,7 @@ import anyio
 
 from wherein.config import Settings, load_settings
 from wherein.errors import UsageError, WhereinError
+from wherein.packages.plan import package_roots
 from wherein.plugin.configure import run_configure
 from wherein.plugin.jobs import IndexJob
 from wherein.plugin.policy import check_agent_change
@@ -175,7 +176,10 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     files, match = _narrowing(args, related)
     workspace = session.workspace
     # A folder of an extra source root is named by its label, as its results are.
-    roots = plan_roots(workspace, settings["scope.source_roots"]).extra
+    roots = (
+        *plan_roots(workspace, settings["scope.source_roots"]).extra,
+        *package_roots(workspace, settings),
+    )
     path = folder_inside(workspace, args["path"], "path", roots) if args.get("path") else None
     # "" or "." is an explicit choice of the whole workspace, over a configured or marked scope.
     focus = (
