@@ -9,12 +9,17 @@ Hierarchy::
     │   └── NoSuchWorkspace the folder --workspace names is not there (CLI exit 2)
     ├── IndexError_         base for index problems
     │   ├── IndexMissing    no index yet for this workspace
+    │   │   └── HistoryMissing  no history index yet on this machine
     │   ├── IndexBusy       another process is writing the index
     │   └── IndexUnwritable the data directory or the index file cannot be written
     ├── EmbedderError       the embedding model could not load or answer
-    │   └── EndpointUnreachable  an embedding server did not answer in time (fail open)
+    │   ├── EndpointUnreachable  an embedding server did not answer in time (fail open)
+    │   └── NoLocalEmbedder neither the in-process model nor a loopback endpoint answered
+    │                       for history, which sends text nowhere else
     └── ModelStepError      query expansion or reranking could not use its chat model
         └── ModelTimeout    the chat model did not answer before the step's deadline
+
+A remote endpoint refused for history is a `ConfigError` (exit code 2), as for code.
 
 Every message names the thing and its value, then what to do, in one sentence.
 """
@@ -25,11 +30,13 @@ __all__ = [
     "ConfigError",
     "EmbedderError",
     "EndpointUnreachable",
+    "HistoryMissing",
     "IndexBusy",
     "IndexError_",
     "IndexMissing",
     "IndexUnwritable",
     "ModelStepError",
+    "NoLocalEmbedder",
     "NoSuchWorkspace",
     "ModelTimeout",
     "UsageError",
@@ -75,6 +82,10 @@ class IndexMissing(IndexError_):
     """No index has been built for the workspace."""
 
 
+class HistoryMissing(IndexMissing):
+    """No history index has been built on this machine."""
+
+
 class IndexBusy(IndexError_):
     """Another process holds the index write lock."""
 
@@ -89,6 +100,10 @@ class EmbedderError(WhereinError):
 
 class EndpointUnreachable(EmbedderError):
     """An embedding server refused, timed out or vanished: search falls back to keywords."""
+
+
+class NoLocalEmbedder(EmbedderError):
+    """No embedder on this machine answered; history has no other place to send text."""
 
 
 class ModelStepError(WhereinError):

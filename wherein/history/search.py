@@ -15,9 +15,8 @@ import numpy as np
 
 from wherein.config import Settings, load_settings
 from wherein.embedding.base import Embedder
-from wherein.errors import EmbedderError, UsageError
+from wherein.errors import EmbedderError, NoLocalEmbedder, UsageError
 from wherein.history.embedder import local_embedder
-from wherein.history.errors import NoLocalEmbedder
 from wherein.history.keywords import keyword_order
 from wherein.history.records import format_date
 from wherein.history.store import HistoryStore, history_index_path, open_history_store
@@ -135,11 +134,10 @@ def _rank(store: HistoryStore, query: str, limit: int, embedder: Embedder) -> li
             f"The history index holds vectors from {stored}, but the configured embedder is "
             f"{embedder.identity.key()}. Run 'wherein history index' to re-embed with it."
         )
-    ids, lengths = store.message_table()
-    if len(ids) == 0:
+    if not store.has_messages():
         return []
     depth = max(CANDIDATES_PER_RANKER, limit * CANDIDATES_PER_RESULT)
-    orders = [keyword_order(store, query, ids, lengths, depth)]
+    orders = [keyword_order(store, query, depth)]
     vector_ids, matrix = store.vectors()
     similarity = np.zeros(0, dtype=np.float32)
     if len(vector_ids):

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from wherein.index.aside import database_not_regular
 from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.storage.aside import database_not_regular
 from wherein.workspace import Root
 
 __all__ = ["read_status"]
