@@ -16,6 +16,7 @@ PACKAGES = [
     "wherein.evaluation",
     "wherein.index",
     "wherein.ranking",
+    "wherein.retrieval",
     "wherein.storage",
 ]
 

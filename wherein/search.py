@@ -37,13 +37,13 @@ from wherein.index.tiers import FAST, FULL, TIERS
 from wherein.indexing import FAST_EMBED_BATCH
 from wherein.narrowing import Narrowed, lexical_within, narrow
 from wherein.ranking.expansion import Expansion, start_expansion
-from wherein.ranking.fusion import fuse_rrf
 from wherein.ranking.rerank import rerank
 from wherein.ranking.signals import SIGNALS, Candidate, apply_signals, copied_directories
 from wherein.ranking.step import OFF, StepStatus, start_step
 from wherein.ranking.tokens import query_tokens
 from wherein.related import Origin, Place, find_origin, parse_place, related_orders
 from wherein.resident import ResidentIndex
+from wherein.retrieval.fusion import fuse_rrf
 from wherein.roots import RootPlan, plan_roots
 from wherein.scope import (
     WEAK_GAP,

@@ -20,6 +20,7 @@ from wherein.index.query_vectors import QueryVectors
 from wherein.index.store import Store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.ranking.vector import similarities
+from wherein.retrieval.selection import top_k
 
 __all__ = ["TierCoverage", "TierVectors", "TierView"]
 
@@ -137,16 +138,7 @@ class TierView:
                 if warnings is not None:
                     warnings.append(f"{err} Ranked without the {entry.tier.name} tier's vectors.")
                 continue
-            picked = top_indices(sims, n)
+            picked = top_k(sims, n)
             ids = [int(entry.ids[i]) for i in picked]
             out.append((ids, {cid: float(sims[i]) for cid, i in zip(ids, picked, strict=True)}))
         return out
-
-
-def top_indices(scores: np.ndarray, n: int) -> np.ndarray:
-    """Positions of the `n` highest scores, best first; ties keep their order."""
-    if len(scores) == 0:
-        return np.zeros(0, dtype=np.int64)
-    n = min(n, len(scores))
-    picked = np.argpartition(-scores, n - 1)[:n]
-    return picked[np.argsort(-scores[picked], kind="stable")]
