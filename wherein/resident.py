@@ -14,12 +14,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from wherein.index.change_check import TreeStamp
 from wherein.index.store import ChunkRow, Store, open_store
 from wherein.index.tiers import FAST, FULL
 
-__all__ = ["ROWS_KEPT", "ResidentIndex"]
+__all__ = ["ROWS_KEPT", "ResidentIndex", "kept_while_unchanged"]
 
 # Chunk rows kept between searches (a query reads one or two hundred, and a session's
 # queries share many): bounds the memory to some tens of MB of chunk text.
@@ -90,3 +91,12 @@ class ResidentIndex:
                 missing = list(chunk_ids)
             kept.update(store.chunk_rows(missing))
         return kept
+
+
+def kept_while_unchanged(
+    resident: ResidentIndex | None, store: Store, name: str, build: Callable[[], Any]
+) -> Any:
+    """`build()`, or for a resident caller its value kept while the index state is the same."""
+    if resident is None:
+        return build()
+    return resident.cached(name, resident.state(store), build)
