@@ -16,16 +16,12 @@ from wherein.history.store import history_index_path
 from wherein.ranking.tokens import tokenize
 
 # The tables schema 1 kept its keywords in, as its m001 created them.
-SCHEMA_1_KEYWORDS = """
-CREATE TABLE terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
-CREATE TABLE postings (
-    term_id INTEGER NOT NULL,
-    message_id INTEGER NOT NULL,
-    tf INTEGER NOT NULL,
-    PRIMARY KEY (term_id, message_id)
-) WITHOUT ROWID;
-CREATE INDEX postings_by_message ON postings(message_id);
-"""
+SCHEMA_1_KEYWORDS = (
+    "CREATE TABLE terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE)",
+    "CREATE TABLE postings (term_id INTEGER NOT NULL, message_id INTEGER NOT NULL, "
+    "tf INTEGER NOT NULL, PRIMARY KEY (term_id, message_id)) WITHOUT ROWID",
+    "CREATE INDEX postings_by_message ON postings(message_id)",
+)
 
 
 def _as_schema_1(path) -> None:
@@ -33,9 +29,8 @@ def _as_schema_1(path) -> None:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("BEGIN")
     conn.execute("DROP TABLE lexical")
-    for statement in SCHEMA_1_KEYWORDS.split(";"):
-        if statement.strip():
-            conn.execute(statement)
+    for statement in SCHEMA_1_KEYWORDS:
+        conn.execute(statement)
     term_ids: dict[str, int] = {}
     for message_id, text in conn.execute("SELECT id, text FROM messages").fetchall():
         for term, count in Counter(tokenize(text)).items():

@@ -12,6 +12,8 @@ __all__ = ["MIGRATIONS"]
 
 
 def m001_create_tables(conn: sqlite3.Connection) -> None:
+    """The tables, but for the keywords (a file written at schema 1 also has `terms` and
+    `postings`: its keyword rows, which m002 replaces)."""
     run_statements(
         conn,
         """
@@ -38,15 +40,7 @@ def m001_create_tables(conn: sqlite3.Connection) -> None:
             UNIQUE (conversation_id, position)
         );
         CREATE INDEX messages_by_hash ON messages(text_hash);
-        CREATE TABLE vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
-        CREATE TABLE terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
-        CREATE TABLE postings (
-            term_id INTEGER NOT NULL,
-            message_id INTEGER NOT NULL,
-            tf INTEGER NOT NULL,
-            PRIMARY KEY (term_id, message_id)
-        ) WITHOUT ROWID;
-        CREATE INDEX postings_by_message ON postings(message_id);
+        CREATE TABLE vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID
         """,
     )
 
@@ -56,12 +50,13 @@ def m002_lexical_engine(conn: sqlite3.Connection) -> None:
 
     The messages keep their text, so their terms are rebuilt here from it: no transcript is
     read again, and every vector stays. The mean idf that the old BM25's floor needed goes.
+    A file created by this wherein never had the old tables.
     """
     run_statements(
         conn,
         """
-        DROP TABLE postings;
-        DROP TABLE terms;
+        DROP TABLE IF EXISTS postings;
+        DROP TABLE IF EXISTS terms;
         DELETE FROM meta WHERE key = 'mean_idf'
         """,
     )

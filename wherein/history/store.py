@@ -23,8 +23,10 @@ from wherein.storage.aside import database_not_regular
 from wherein.storage.database import (
     Database,
     DatabaseKind,
+    delete_sources,
     marked_batches,
     open_database,
+    select_by_ids,
     start_again,
 )
 from wherein.storage.lexical import (
@@ -141,21 +143,6 @@ class HistoryStore(Database):
         rows = self.conn.execute("SELECT path, id, size, mtime_ns, sha256 FROM conversations")
         return {p: ConversationState(i, Fingerprint(s, m, h)) for p, i, s, m, h in rows}
 
-    def touch_conversation(
-        self, conn: sqlite3.Connection, state: ConversationState, size: int, mtime_ns: int
-    ) -> None:
-        conn.execute(
-            "UPDATE conversations SET size = ?, mtime_ns = ? WHERE id = ?",
-            (size, mtime_ns, state.id),
-        )
-
-    def delete_conversations(self, conn: sqlite3.Connection, ids: Iterable[int]) -> None:
-        for batch, marks in marked_batches(list(ids)):
-            messages = f"SELECT id FROM messages WHERE conversation_id IN ({marks})"
-            delete_terms(conn, messages, batch)
-            conn.execute(f"DELETE FROM messages WHERE conversation_id IN ({marks})", batch)
-            conn.execute(f"DELETE FROM conversations WHERE id IN ({marks})", batch)
-
     def write_conversation(
         self,
         conn: sqlite3.Connection,
@@ -232,6 +219,17 @@ class HistoryStore(Database):
             delete_terms(conn, marks, batch)
             conn.execute(f"DELETE FROM messages WHERE id IN ({marks})", batch)
 
+    def touch_conversation(
+        self, conn: sqlite3.Connection, state: ConversationState, size: int, mtime_ns: int
+    ) -> None:
+        conn.execute(
+            "UPDATE conversations SET size = ?, mtime_ns = ? WHERE id = ?",
+            (size, mtime_ns, state.id),
+        )
+
+    def delete_conversations(self, conn: sqlite3.Connection, ids: Iterable[int]) -> None:
+        delete_sources(conn, "conversations", "messages", "conversation_id", list(ids))
+
     # -- vectors --------------------------------------------------------------
 
     def pending_texts(self, limit: int) -> list[tuple[str, str]]:
@@ -281,17 +279,13 @@ class HistoryStore(Database):
         return stack_vectors(rows)
 
     def message_rows(self, ids: Sequence[int]) -> dict[int, MessageRow]:
-        found: dict[int, MessageRow] = {}
-        for batch, marks in marked_batches(list(ids)):
-            for row in self.conn.execute(
-                "SELECT m.id, m.position, (SELECT count(*) FROM messages n "
-                "WHERE n.conversation_id = m.conversation_id), m.author, m.time, m.text, "
-                "c.id, c.source, c.session, c.project, c.path FROM messages m "
-                f"JOIN conversations c ON c.id = m.conversation_id WHERE m.id IN ({marks})",
-                batch,
-            ):
-                found[row[0]] = MessageRow(*row)
-        return found
+        select = (
+            "SELECT m.id, m.position, (SELECT count(*) FROM messages n "
+            "WHERE n.conversation_id = m.conversation_id), m.author, m.time, m.text, "
+            "c.id, c.source, c.session, c.project, c.path FROM messages m "
+            "JOIN conversations c ON c.id = m.conversation_id WHERE m.id IN"
+        )
+        return {row[0]: MessageRow(*row) for row in select_by_ids(self.conn, select, list(ids))}
 
     def counts(self) -> dict[str, int]:
         conversations, messages, vectors = self.conn.execute(

@@ -22,11 +22,12 @@ from wherein.index.vector_tables import VectorTables
 from wherein.storage.database import (
     Database,
     DatabaseKind,
-    marked_batches,
+    delete_sources,
     open_database,
+    select_by_ids,
     start_again,
 )
-from wherein.storage.lexical import delete_terms, lexical_order, matches_any, write_terms
+from wherein.storage.lexical import lexical_order, matches_any, write_terms
 
 __all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "open_store"]
 
@@ -121,10 +122,7 @@ class Store(VectorTables, Database):
         )
 
     def delete_files(self, conn: sqlite3.Connection, file_ids: Iterable[int]) -> None:
-        for batch, marks in marked_batches(list(file_ids)):
-            delete_terms(conn, f"SELECT id FROM chunks WHERE file_id IN ({marks})", batch)
-            conn.execute(f"DELETE FROM chunks WHERE file_id IN ({marks})", batch)
-            conn.execute(f"DELETE FROM files WHERE id IN ({marks})", batch)
+        delete_sources(conn, "files", "chunks", "file_id", list(file_ids))
 
     def write_file(
         self,
@@ -206,25 +204,24 @@ class Store(VectorTables, Database):
 
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         found: dict[int, ChunkRow] = {}
-        for batch, marks in marked_batches(list(chunk_ids)):
-            for row in self.conn.execute(
-                "SELECT c.id, f.path, f.root, f.fs_path, f.language, c.start_line, c.end_line, "
-                "c.symbols, c.header, c.text, f.size, f.mtime_ns FROM chunks c "
-                f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
-                batch,
-            ):
-                chunk_id, path, root, fs_path, language, start, end, symbols, *rest = row
-                found[chunk_id] = ChunkRow(
-                    chunk_id,
-                    path,
-                    root,
-                    bytes(fs_path),
-                    language,
-                    start,
-                    end,
-                    tuple(json.loads(symbols)),
-                    *rest,
-                )
+        select = (
+            "SELECT c.id, f.path, f.root, f.fs_path, f.language, c.start_line, c.end_line, "
+            "c.symbols, c.header, c.text, f.size, f.mtime_ns FROM chunks c "
+            "JOIN files f ON f.id = c.file_id WHERE c.id IN"
+        )
+        for row in select_by_ids(self.conn, select, list(chunk_ids)):
+            chunk_id, path, root, fs_path, language, start, end, symbols, *rest = row
+            found[chunk_id] = ChunkRow(
+                chunk_id,
+                path,
+                root,
+                bytes(fs_path),
+                language,
+                start,
+                end,
+                tuple(json.loads(symbols)),
+                *rest,
+            )
         return found
 
     def file_paths(self) -> list[str]:

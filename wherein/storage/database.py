@@ -20,7 +20,7 @@ from typing import ClassVar, TypeVar
 
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
 from wherein.storage.aside import SQLITE_SUFFIXES, database_not_regular, move_aside
-from wherein.storage.lexical import check_lexical
+from wherein.storage.lexical import check_lexical, delete_terms
 from wherein.storage.migrations import Migration, apply_migrations
 from wherein.storage.transaction import is_unwritable, read_meta, write_meta, write_transaction
 
@@ -29,8 +29,10 @@ __all__ = [
     "SQL_VARIABLE_BATCH",
     "Database",
     "DatabaseKind",
+    "delete_sources",
     "marked_batches",
     "open_database",
+    "select_by_ids",
     "start_again",
     "unwritable_error",
 ]
@@ -241,3 +243,20 @@ def marked_batches(
     for start in range(0, len(items), size):
         batch = list(items[start : start + size])
         yield batch, ",".join("?" * len(batch))
+
+
+def delete_sources(
+    conn: sqlite3.Connection, sources: str, rows: str, source_key: str, ids: Sequence[int]
+) -> None:
+    """Delete the `sources` rows (files, conversations) with these ids, the `rows` of each
+    (chunks, messages: `rows.<source_key>` names its source), and those rows' terms."""
+    for batch, marks in marked_batches(ids):
+        delete_terms(conn, f"SELECT id FROM {rows} WHERE {source_key} IN ({marks})", batch)
+        conn.execute(f"DELETE FROM {rows} WHERE {source_key} IN ({marks})", batch)
+        conn.execute(f"DELETE FROM {sources} WHERE id IN ({marks})", batch)
+
+
+def select_by_ids(conn: sqlite3.Connection, select: str, ids: Sequence[int]) -> Iterator[tuple]:
+    """The rows of `select`, which ends in `... IN`, for `ids`, read a batch at a time."""
+    for batch, marks in marked_batches(ids):
+        yield from conn.execute(f"{select} ({marks})", batch)
