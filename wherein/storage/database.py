@@ -34,7 +34,6 @@ __all__ = [
     "open_database",
     "select_by_ids",
     "start_again",
-    "unwritable_error",
 ]
 
 BUSY_TIMEOUT_S = 30.0
@@ -160,7 +159,8 @@ class Database:
 
     def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
-        return write_transaction(self.conn, lambda err: unwritable_error(self, err))
+        label = self.KIND.label
+        return write_transaction(self.conn, lambda err: _unwritable(label, self.path, err))
 
     def get_meta(self, key: str) -> str | None:
         return read_meta(self.conn, key)
@@ -224,12 +224,8 @@ def is_busy(err: sqlite3.Error) -> bool:
     return "database is locked" in str(err).lower()
 
 
-def unwritable_error(database: Database, err: BaseException) -> IndexUnwritable:
-    """The error a refused write of `database` raises (a full disk, a read-only file)."""
-    return _unwritable(database.KIND.label, database.path, err)
-
-
 def _unwritable(label: str, path: Path, err: BaseException) -> IndexUnwritable:
+    """The error a refused write raises (a full disk, a read-only file or folder)."""
     return IndexUnwritable(
         f"Cannot write the {label} at {path}: {err}. Free some disk space or set WHEREIN_HOME "
         "to a writable directory."
