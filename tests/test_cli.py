@@ -327,16 +327,15 @@ def test_disk_full_during_index_exits_1_and_keeps_the_previous_index(
         "def retry_forever(call):\n    while True:\n        call()\n"
     )
     (repo / "app/new.py").write_text("def brand_new():\n    pass\n")
-    real_write = Store.write_file
+    real_write = Store.write_files
     calls = []
 
-    def full_disk(self, conn, **fields):
-        calls.append(fields["path"])
-        if len(calls) == 2:  # the first file goes into the batch; the second finds no space
-            raise sqlite3.OperationalError("database or disk is full")
-        return real_write(self, conn, **fields)
+    def full_disk(self, conn, files):
+        calls.append([record.path for record in files])
+        real_write(self, conn, files[:1])  # the first file goes in; the rest finds no space
+        raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(Store, "write_file", full_disk)
+    monkeypatch.setattr(Store, "write_files", full_disk)
     code, out, err = cli(capsys, "index", "--workspace", str(repo))
     assert code == 1 and out == ""
     sentence = assert_one_sentence(err)
@@ -353,7 +352,7 @@ def test_disk_full_during_index_exits_1_and_keeps_the_previous_index(
     assert any("disk is full" in warning for warning in payload["warnings"])
     assert rows(index_path(repo)) == before
 
-    monkeypatch.setattr(Store, "write_file", real_write)
+    monkeypatch.setattr(Store, "write_files", real_write)
     code, out, err = cli(capsys, "search", "retry_forever", "--json", "--workspace", str(repo))
     assert code == 0, err
     assert json.loads(out)["results"][0]["path"] == "app/retry.py"

@@ -73,7 +73,7 @@ def test_a_schema_1_history_index_is_upgraded_and_answers_as_before(homes):
     assert "lexical" in tables and not {"terms", "postings"} & tables
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone() == (2,)
+        assert conn.execute("PRAGMA user_version").fetchone() == (3,)
         assert conn.execute("SELECT count(*) FROM meta WHERE key = 'mean_idf'").fetchone() == (0,)
     finally:
         conn.close()

@@ -237,3 +237,34 @@ def test_pending_counts_match_a_plain_count_in_every_state(index_path, repo):
     assert store.pending_count() == plain() == (13, 13)
     assert store.chunk_count() == 40 and store.has_vectors() and not store.has_vectors(FAST)
     store.close()
+
+
+def test_an_index_of_the_previous_schema_keeps_its_vectors_in_the_new_tables(index_path, repo):
+    store = build(index_path, repo)
+    before = snapshot(store)
+    fast_rows = store.conn.execute("SELECT text_hash, vector FROM fast_vectors").fetchall()
+    store.close()
+    # Put the vector tables back as schema 5 wrote them: WITHOUT ROWID, keyed by hash.
+    conn = sqlite3.connect(index_path, isolation_level=None)
+    for table in ("vectors", "fast_vectors"):
+        rows = conn.execute(f"SELECT text_hash, vector FROM {table}").fetchall()
+        conn.execute(f"DROP TABLE {table}")
+        columns = "text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL"
+        conn.execute(f"CREATE TABLE {table} ({columns}) WITHOUT ROWID")
+        conn.executemany(f"INSERT INTO {table} VALUES (?, ?)", rows)
+    conn.execute("PRAGMA user_version = 5")
+    conn.close()
+
+    store = open_store(index_path, verify=True)
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert snapshot(store) == before and before["vectors"]
+    assert sorted(store.conn.execute("SELECT text_hash, vector FROM fast_vectors")) == sorted(
+        fast_rows
+    )
+    for table in ("vectors", "fast_vectors"):
+        sql = store.conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = ?", (table,)
+        ).fetchone()[0]
+        assert "WITHOUT ROWID" not in sql and "UNIQUE" in sql
+    ids, matrix = store.vectors()
+    assert len(ids) == len(before["chunks"]) and matrix.shape[0] == len(ids)

@@ -7,6 +7,7 @@ import sqlite3
 from wherein.ranking.tokens import tokenize
 from wherein.storage.lexical import CREATE_LEXICAL_TABLE, write_terms
 from wherein.storage.migrations import Migration, run_statements
+from wherein.storage.vectors import make_vector_rows
 
 __all__ = ["MIGRATIONS"]
 
@@ -65,4 +66,10 @@ def m002_lexical_engine(conn: sqlite3.Connection) -> None:
     write_terms(conn, ((message_id, tokenize(text)) for message_id, text in messages))
 
 
-MIGRATIONS: list[Migration] = [m001_create_tables, m002_lexical_engine]
+def m003_vector_rows(conn: sqlite3.Connection) -> None:
+    """The vectors become rowid rows, as the code index's did in its m006: a WITHOUT ROWID row
+    of a 1.5 KB vector spills into an overflow page of its own (`storage.vectors`)."""
+    make_vector_rows(conn, "vectors")
+
+
+MIGRATIONS: list[Migration] = [m001_create_tables, m002_lexical_engine, m003_vector_rows]

@@ -6,6 +6,7 @@ import sqlite3
 
 from wherein.storage.lexical import CREATE_LEXICAL_TABLE
 from wherein.storage.migrations import Migration, run_statements
+from wherein.storage.vectors import make_vector_rows
 
 __all__ = ["MIGRATIONS"]
 
@@ -112,10 +113,18 @@ def m005_fast_tier(conn: sqlite3.Connection) -> None:
     )
 
 
+def m006_vector_rows(conn: sqlite3.Connection) -> None:
+    """Both vector tables become rowid tables with a unique index on `text_hash`
+    (`storage.vectors.make_vector_rows` says why)."""
+    for table in ("vectors", "fast_vectors"):
+        make_vector_rows(conn, table)
+
+
 MIGRATIONS: list[Migration] = [
     m001_create_tables,
     m002_pending_flag,
     m003_chunk_lengths_index,
     m004_lexical_engine,
     m005_fast_tier,
+    m006_vector_rows,
 ]

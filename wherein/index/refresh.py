@@ -25,7 +25,7 @@ from wherein.embedding.base import Embedder
 from wherein.errors import IndexUnwritable
 from wherein.index.change_check import STAMP_FILE_NAME, TreeStamp, load_stamp, save_stamp
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
-from wherein.index.store import Store, open_store
+from wherein.index.store import FileWrite, Store, open_store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.safe_files import not_regular
 from wherein.storage.aside import move_aside
@@ -187,14 +187,16 @@ def refresh_index(
 
     changed = 0
     last_commit = time.monotonic()
-    batch: list[Callable] = []
+    batch: list[FileWrite | Callable] = []
 
     def flush() -> None:
         nonlocal batch, last_commit
         if batch:
             with store.transaction() as conn:
-                for write in batch:
-                    write(conn)
+                store.write_files(conn, [w for w in batch if isinstance(w, FileWrite)])
+                for touch in batch:
+                    if not isinstance(touch, FileWrite):
+                        touch(conn)
                 store.bump_generation(conn)
             batch = []
         last_commit = time.monotonic()
@@ -250,8 +252,11 @@ def refresh_index(
     return report
 
 
-def _writer(store: Store, item: PreparedFile, state, report: RefreshReport):
-    """A function that writes one prepared file, or None when it is to be dropped."""
+def _writer(
+    store: Store, item: PreparedFile, state, report: RefreshReport
+) -> FileWrite | Callable | None:
+    """What to write for one prepared file (its record, or a function that refreshes its
+    stat), or None when it is to be dropped."""
     entry = item.entry
     if item.outcome == "vanished":
         return None
@@ -264,21 +269,17 @@ def _writer(store: Store, item: PreparedFile, state, report: RefreshReport):
         report.skipped[item.skipped] += 1
     report.chunks_written += len(item.chunks)
 
-    def write(conn) -> None:
-        store.write_file(
-            conn,
-            path=entry.display_path,
-            root=str(entry.root.path),
-            fs_path=os.fsencode(entry.path),
-            size=item.size,
-            mtime_ns=item.mtime_ns,
-            sha256=item.sha256,
-            language=item.language,
-            skipped=item.skipped,
-            chunks=item.chunks,
-        )
-
-    return write
+    return FileWrite(
+        path=entry.display_path,
+        root=str(entry.root.path),
+        fs_path=os.fsencode(entry.path),
+        size=item.size,
+        mtime_ns=item.mtime_ns,
+        sha256=item.sha256,
+        language=item.language,
+        skipped=item.skipped,
+        chunks=item.chunks,
+    )
 
 
 def walk_key(roots: Sequence[Root], max_file_bytes: int) -> str:

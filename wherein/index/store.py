@@ -29,7 +29,7 @@ from wherein.storage.database import (
 )
 from wherein.storage.lexical import lexical_order, matches_any, write_terms
 
-__all__ = ["ChunkRow", "FileState", "NewChunk", "Store", "open_store"]
+__all__ = ["ChunkRow", "FileState", "FileWrite", "NewChunk", "Store", "open_store"]
 
 APPLICATION_ID = 0x57484952  # "WHIR": marks the file as a wherein index
 
@@ -58,6 +58,34 @@ class NewChunk:
     terms: tuple[str, ...]
     # The fast tier's vector (float32 bytes), when it was computed with the chunk.
     fast_vector: bytes | None = None
+
+
+@dataclass(frozen=True)
+class FileWrite:
+    """One file as `Store.write_files` replaces it: its row and its chunks."""
+
+    path: str
+    root: str
+    fs_path: bytes
+    size: int
+    mtime_ns: int
+    sha256: str
+    language: str
+    skipped: str | None
+    chunks: Sequence[NewChunk]
+
+    def file_row(self) -> tuple:
+        """The values of its `files` row, after the id, in the table's column order."""
+        return (
+            self.path,
+            self.root,
+            self.fs_path,
+            self.size,
+            self.mtime_ns,
+            self.sha256,
+            self.language,
+            self.skipped,
+        )
 
 
 @dataclass(frozen=True)
@@ -124,56 +152,73 @@ class Store(VectorTables, Database):
     def delete_files(self, conn: sqlite3.Connection, file_ids: Iterable[int]) -> None:
         delete_sources(conn, "files", "chunks", "file_id", list(file_ids))
 
-    def write_file(
-        self,
-        conn: sqlite3.Connection,
-        *,
-        path: str,
-        root: str,
-        fs_path: bytes,
-        size: int,
-        mtime_ns: int,
-        sha256: str,
-        language: str,
-        skipped: str | None,
-        chunks: Sequence[NewChunk],
-    ) -> None:
-        """Replace everything the index holds for one file."""
-        row = conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
-        if row:
-            self.delete_files(conn, [row[0]])
-        cursor = conn.execute(
-            "INSERT INTO files(path, root, fs_path, size, mtime_ns, sha256, language, skipped) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (path, root, fs_path, size, mtime_ns, sha256, language, skipped),
+    def write_files(self, conn: sqlite3.Connection, files: Sequence[FileWrite]) -> None:
+        """Replace everything the index holds for these files, a few statements per batch.
+
+        One statement a chunk, each probing both vector tables, with the vector version
+        bumped once a file, was half of the standard library's first index: here the
+        chunk, term and vector rows of the whole batch each go in one `executemany`, the
+        ids counted on from the largest (the write transaction holds the lock, and it is
+        the id SQLite itself would give).
+        """
+        if not files:
+            return
+        old = self._file_ids([record.path for record in files])
+        if old:
+            self.delete_files(conn, old)
+        fast = sorted(
+            {
+                (chunk.text_hash, chunk.fast_vector)
+                for record in files
+                for chunk in record.chunks
+                if chunk.fast_vector is not None
+            }
         )
-        file_id = cursor.lastrowid
-        fast = [(c.text_hash, c.fast_vector) for c in chunks if c.fast_vector is not None]
         if fast:  # first, so each chunk row below finds its vector
             self.insert_vectors(conn, fast, FAST)
-        terms: list[tuple[int, Sequence[str]]] = []
-        for chunk in chunks:
-            cursor = conn.execute(
-                "INSERT INTO chunks(file_id, start_line, end_line, symbols, kind, header, text, "
-                "text_hash, n_tokens, has_vector, has_fast) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "EXISTS (SELECT 1 FROM vectors WHERE text_hash = ?), "
-                "EXISTS (SELECT 1 FROM fast_vectors WHERE text_hash = ?))",
-                (
-                    file_id,
-                    chunk.start_line,
-                    chunk.end_line,
-                    json.dumps(list(chunk.symbols)),
-                    chunk.kind,
-                    chunk.header,
-                    chunk.text,
-                    chunk.text_hash,
-                    len(chunk.terms),
-                    chunk.text_hash,
-                    chunk.text_hash,
-                ),
-            )
-            terms.append((cursor.lastrowid, chunk.terms))
+        (file_id,) = conn.execute("SELECT coalesce(max(id), 0) FROM files").fetchone()
+        (chunk_id,) = conn.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()
+        file_rows, chunk_rows, terms = [], [], []
+        for record in files:
+            file_id += 1
+            file_rows.append((file_id, *record.file_row()))
+            for chunk in record.chunks:
+                chunk_id += 1
+                chunk_rows.append(
+                    (
+                        chunk_id,
+                        file_id,
+                        chunk.start_line,
+                        chunk.end_line,
+                        json.dumps(list(chunk.symbols)),
+                        chunk.kind,
+                        chunk.header,
+                        chunk.text,
+                        chunk.text_hash,
+                        len(chunk.terms),
+                        chunk.text_hash,
+                        None if chunk.fast_vector is None else 1,
+                        chunk.text_hash,
+                    )
+                )
+                terms.append((chunk_id, chunk.terms))
+        conn.executemany(
+            "INSERT INTO files(id, path, root, fs_path, size, mtime_ns, sha256, language, "
+            "skipped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            file_rows,
+        )
+        conn.executemany(
+            "INSERT INTO chunks(id, file_id, start_line, end_line, symbols, kind, header, text, "
+            "text_hash, n_tokens, has_vector, has_fast) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+            "EXISTS (SELECT 1 FROM vectors WHERE text_hash = ?), "
+            "coalesce(?, EXISTS (SELECT 1 FROM fast_vectors WHERE text_hash = ?)))",
+            chunk_rows,
+        )
         write_terms(conn, terms)
+
+    def _file_ids(self, paths: Sequence[str]) -> list[int]:
+        select = "SELECT id FROM files WHERE path IN"
+        return [row[0] for row in select_by_ids(self.conn, select, list(paths))]
 
     # -- reads for search -----------------------------------------------------
 

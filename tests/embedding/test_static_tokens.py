@@ -1,0 +1,78 @@
+"""The fast tier's piece tokenizer gives exactly the ids of WordLlama's own tokenizer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wherein.embedding.static import StaticEmbedder
+from wherein.embedding.static_tokens import CACHE_LIMIT, PIECE, PieceTokenizer, boundaries_hold
+
+HARD_TEXTS = [
+    "def parse_cookie(header):\n    return dict(p.split('=') for p in header)\n",
+    "        if x>=10**9: return {'a': [1,2,3]}  # ≥ naïve",
+    "",
+    " ",
+    "    ",
+    "x",
+    "naïve ünïcode — 中文 😀 \t\x00 control\r\n",
+    "e\u0301 combining, ² superscript, ½ and Ⅻ, ١٢٣ Arabic-Indic digits",
+    "a literal \u2581 visible space and \u2581\u2581 two",
+    "regex (?P<name>x) and <s> and </s> and <unk> written out",
+    "tabs\tand\x0bvertical\x0cform feeds",
+    "x" * 3000 + " " + "_" * 500,
+]
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return StaticEmbedder().tokenizer
+
+
+def _reference(tokenizer, texts):
+    return [e.ids for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
+
+
+def test_no_token_of_the_vocabulary_spans_a_cut(tokenizer):
+    added = set(tokenizer.get_added_tokens_decoder())
+    merged = [token for token, i in tokenizer.get_vocab().items() if i not in added]
+    assert len(merged) > 30_000
+    assert boundaries_hold(merged)
+    # The check can fail: a token made of a letter and a digit would cross a cut.
+    assert not boundaries_hold([*merged[:10], "a1"])
+    assert not boundaries_hold(["\u2581def", "x\u2581y"])
+
+
+def test_ids_equal_the_tokenizers_own_on_hard_texts(tokenizer):
+    assert PieceTokenizer(tokenizer).ids(HARD_TEXTS) == _reference(tokenizer, HARD_TEXTS)
+
+
+def test_ids_equal_the_tokenizers_own_on_this_repositorys_code(tokenizer):
+    root = Path(__file__).resolve().parents[2]
+    texts = []
+    for path in sorted((root / "wherein").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        texts.extend(text[i : i + 900] for i in range(0, len(text), 900))
+    assert len(texts) > 500
+    pieces = PieceTokenizer(tokenizer)
+    assert pieces.ids(texts) == _reference(tokenizer, texts)
+    assert pieces.ids(texts) == _reference(tokenizer, texts)  # the second time from the cache
+
+
+def test_the_cache_starts_again_at_its_bound(tokenizer, monkeypatch):
+    monkeypatch.setattr("wherein.embedding.static_tokens.CACHE_LIMIT", 3)
+    pieces = PieceTokenizer(tokenizer)
+    text = "alpha beta gamma delta epsilon zeta"
+    first = pieces.ids([text])
+    assert len(pieces._pieces) > 3
+    assert pieces.ids([text]) == first == _reference(tokenizer, [text])
+    assert len(pieces._pieces) <= len(PIECE.findall("\u2581" + text.replace(" ", "\u2581")))
+    assert CACHE_LIMIT > 100_000
+
+
+def test_a_text_holding_an_added_token_goes_to_the_tokenizer_whole(tokenizer):
+    text = "x = '<s>'"
+    pieces = PieceTokenizer(tokenizer)
+    assert pieces.ids([text]) == _reference(tokenizer, [text])
+    assert pieces._pieces == {}  # never cut into pieces
