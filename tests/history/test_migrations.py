@@ -79,3 +79,23 @@ def test_a_schema_1_history_index_is_upgraded_and_answers_as_before(homes):
         conn.close()
     summary = index_history(embedder=embedder)
     assert (summary.read, summary.embedded, summary.cleared) == (0, 0, False)
+
+
+def test_a_damaged_history_lexical_index_is_rebuilt_and_said_once(homes):
+    for session, turns in CONVERSATIONS.items():
+        write_lines(homes["projects"] / f"{session}.jsonl", claude_conversation(session, turns))
+    embedder = HashingEmbedder()
+    index_history(embedder=embedder)
+    path = history_index_path()
+    conn = sqlite3.connect(path)
+    # id 10 is FTS5's structure record (sqlite.org/fts5.html, "FTS5 shadow tables"): damage
+    # SQLite's quick_check does not see.
+    conn.execute("UPDATE lexical_data SET block = zeroblob(length(block)) WHERE id = 10")
+    conn.commit()
+    conn.close()
+    summary = index_history(embedder=embedder)
+    said = [notice for notice in summary.notices if "lexical index" in notice]
+    assert len(said) == 1 and "rebuilt it from the terms" in said[0], summary.notices
+    result = search_history("keyset pagination cursor", embedder=embedder)
+    assert result.results[0].conversation == "paging"
+    assert index_history(embedder=embedder).notices == []

@@ -34,7 +34,7 @@ DEFAULT_LIMIT = 5
 MAX_LIMIT = 50
 # Messages each ranker hands to fusion. Several messages of one conversation can hold the top
 # places, so the pool is deeper than the conversations asked for.
-CANDIDATES_PER_RANKER = 100  # as for code (wherein.search)
+CANDIDATES_PER_RANKER = 100  # as for code (wherein.code_ranking)
 CANDIDATES_PER_RESULT = 20
 EMBEDDER_KEY = "embedder"
 
