@@ -131,7 +131,7 @@ def build_corpus(scratch: Path) -> dict:
     from wherein.chunking import chunk_source, skip_reason
     from wherein.config import KEYS
     from wherein.ranking.tokens import document_terms
-    from wherein.workspace import Root, WalkReport, read_source, walk_root
+    from wherein.workspace import Root, SourceSkipped, WalkReport, read_source, walk_root
 
     source = Path(sysconfig.get_paths()["stdlib"])
 
@@ -148,7 +148,7 @@ def build_corpus(scratch: Path) -> dict:
     started = time.perf_counter()
     for entry in walk_root(Root(target), max_bytes, WalkReport()):
         text = read_source(entry, max_bytes)
-        if isinstance(text, str) or skip_reason(entry.rel, text.text) is not None:
+        if isinstance(text, SourceSkipped) or skip_reason(entry.rel, text.text) is not None:
             continue
         _, pieces = chunk_source(entry.rel, text.text)
         if not pieces:

@@ -199,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="JSON report path")
     args = parser.parse_args(argv)
 
+    _compile_package()
     report: dict = {"baselines": _baselines(max(args.runs, 3)), "corpora": []}
     semble = _semble_queries(args.bench_dir)
     repos = sorted(semble) if args.all_semble else args.repo
@@ -224,6 +225,15 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(json.dumps(report, indent=1))
         print(f"\nJSON: {args.out}")
     return 0
+
+
+def _compile_package() -> None:
+    """Write the package's bytecode first, as `pip install` does: a checkout run with
+    PYTHONDONTWRITEBYTECODE=1 would otherwise compile every module in every fresh process
+    (86 ms of a 0.4 s search on the standard library)."""
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "wherein"), quiet=1)
 
 
 def _print(report: dict) -> None:

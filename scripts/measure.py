@@ -213,7 +213,8 @@ def driver_refresh(corpus: str) -> dict:
     from wherein.config import load_settings
     from wherein.index.refresh import index_lock, refresh_index
     from wherein.index.store import open_store
-    from wherein.workspace import resolve_workspace, workspace_roots
+    from wherein.roots import workspace_roots
+    from wherein.workspace import resolve_workspace
 
     imported = time.perf_counter()
     workspace = resolve_workspace(corpus)

@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     summary = build_index(workspace, settings)
     report["index"] = {"line": summary.line(), "wall_s": round(time.monotonic() - started, 1)}
-    status = read_status(workspace, roots=plan.extra)
+    status = read_status(workspace, roots=plan.extra).to_json()
     counts = {r["label"]: r for r in status["roots"]}
     import sqlite3
 

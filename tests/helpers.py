@@ -45,3 +45,15 @@ class HashingEmbedder:
                 digest = hashlib.blake2b(token.encode(), digest_size=4).digest()
                 out[row, int.from_bytes(digest, "little") % self.dimension] += 1.0
         return normalize_rows(out)
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    """Run `main` in-process; argparse's own exits count as return codes."""
+    from wherein.cli import main
+
+    try:
+        code = main(list(args))
+    except SystemExit as exit_:
+        code = exit_.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err

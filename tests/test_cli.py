@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import write_tree
+from tests.helpers import cli, write_tree
 from tests.index.processes import (
     assert_one_sentence,
     assert_permissions_apply,
     permission_prefix,
     run_wherein,
 )
-from wherein.cli import main
 from wherein.index.location import INDEX_FILE_NAME, data_home, index_dir
 from wherein.index.migrations import MIGRATIONS
 from wherein.index.store import Store
@@ -65,16 +64,6 @@ def repo(tmp_path) -> Path:
 def static(monkeypatch) -> None:
     """The in-process static embedder, for in-process runs where the model is not the point."""
     monkeypatch.setenv("WHEREIN_EMBEDDING_PROVIDER", "static")
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    """Run `main` in-process; argparse's own exits count as return codes."""
-    try:
-        code = main(list(args))
-    except SystemExit as exit_:
-        code = exit_.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def index_path(workspace: Path) -> Path:
@@ -232,52 +221,6 @@ def test_status_json_leaves_an_existing_index_unchanged(capsys, repo, static):
     payload = json.loads(out)
     assert payload["files"] == 3 and payload["pending"] == {"files": 0, "chunks": 0}
     assert path.read_bytes() == before
-
-
-# -- config ----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("key", "value"),
-    [
-        ("search.nope", "3"),
-        ("nosection", "1"),
-        ("search.limit", "abc"),
-        ("search.limit", "0"),
-        ("embedding.provider", "telepathy"),
-        ("expansion.enabled", "maybe"),
-    ],
-)
-def test_config_set_of_an_unknown_key_or_bad_value_exits_2_naming_the_key(capsys, key, value):
-    from wherein.config import user_config_path
-
-    code, out, err = cli(capsys, "config", "set", key, value)
-    assert code == 2 and out == ""
-    assert f"'{key}'" in assert_one_sentence(err)
-    assert not user_config_path().exists()
-
-
-def test_config_set_then_get_round_trips(capsys):
-    assert cli(capsys, "config", "set", "search.limit", "5")[0] == 0
-    code, out, _ = cli(capsys, "config", "get", "search.limit")
-    assert (code, out) == (0, "5\t(user)\n")
-
-
-@pytest.mark.parametrize(
-    "body",
-    [b"[search\nlimit = 3\n", b"limit = 3\n", b'[search]\nlimit = "x"\n', b"\xff\xfe[search]\n"],
-)
-@pytest.mark.parametrize("command", [["search", "router"], ["index"], ["status"]])
-def test_a_malformed_user_config_file_is_one_sentence_naming_it(capsys, repo, body, command):
-    from wherein.config import user_config_path
-
-    path = user_config_path()
-    path.parent.mkdir(parents=True)
-    path.write_bytes(body)
-    code, out, err = cli(capsys, *command, "--workspace", str(repo))
-    assert code == 2 and out == ""
-    assert str(path) in assert_one_sentence(err)
-    assert not data_home().exists()
 
 
 # -- the data directory: unwritable, full, broken, newer ---------------------------------------

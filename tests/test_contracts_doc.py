@@ -16,7 +16,8 @@ from typing import Any
 from tests.helpers import write_tree
 from tests.index.processes import run_wherein
 from wherein import errors
-from wherein.cli import _build_parser, main
+from wherein.cli import main
+from wherein.cli.parser import build_parser
 from wherein.config import KEYS, Trust
 from wherein.plugin.schema import ACTIONS, input_schema, result_schema
 
@@ -90,7 +91,7 @@ def _leaf_commands(
 def test_every_command_and_flag_is_in_the_commands_table():
     rows = _table_rows(_section("Commands"))
     missing = []
-    for command, flags in _leaf_commands(_build_parser()):
+    for command, flags in _leaf_commands(build_parser()):
         row = [r for r in rows if re.search(rf"`{re.escape(command)}( [A-Z\[]|`)", r[0])]
         if len(row) != 1:
             missing.append(command)

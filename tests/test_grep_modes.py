@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import write_tree
+from tests.helpers import cli, write_tree
 from tests.index.processes import CHILD_TIMEOUT_S, assert_one_sentence, wherein_command
 from wherein import text_match
 from wherein.cli import main
@@ -63,15 +63,6 @@ def repo(tmp_path, static, capsys) -> Path:
     assert main(["index", "--workspace", str(root)]) == 0
     capsys.readouterr()
     return root
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exit_:
-        code = exit_.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def search_json(capsys, repo: Path, *args: str) -> dict:

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import write_tree
+from tests.helpers import cli, write_tree
 from tests.index.processes import assert_one_sentence, run_wherein
-from wherein.cli import main
 from wherein.index.location import data_home, index_dir
 from wherein.index.owner import OWNER_FILE_NAME
 from wherein.index.refresh import index_lock
@@ -28,15 +27,6 @@ SOURCE = {"app/retry.py": "def retry_with_backoff(call):\n    return call()\n"}
 @pytest.fixture(autouse=True)
 def static(monkeypatch) -> None:
     monkeypatch.setenv("WHEREIN_EMBEDDING_PROVIDER", "static")
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exit_:
-        code = exit_.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def indexed(capsys, folder: Path) -> Path:

@@ -22,14 +22,8 @@ from wherein.config import load_settings
 from wherein.index.refresh import refresh_index
 from wherein.index.store import open_store
 from wherein.search import run_search
-from wherein.workspace import (
-    MAX_WALK_WARNINGS,
-    Root,
-    SourceText,
-    WalkReport,
-    read_source,
-    walk_root,
-)
+from wherein.walk_records import MAX_WALK_WARNINGS
+from wherein.workspace import Root, SourceText, WalkReport, read_source, walk_root
 
 LIMIT = 1 << 20
 # Bounds a child that hangs on a FIFO today; never a speed assertion.
@@ -311,7 +305,7 @@ def test_a_file_swapped_for_a_fifo_after_the_walk_is_skipped_not_waited_on(tmp_p
         "    os.unlink(e.path)\n"
         "    os.mkfifo(e.path)\n"
         "from wherein.index.prepare import prepare_files\n"
-        "out = [read_source(e, 1 << 20) for e in entries]\n"
+        "out = [read_source(e, 1 << 20).reason for e in entries]\n"
         "out += [p.outcome for p in prepare_files(entries, max_file_bytes=1 << 20,\n"
         "                                         known_sha256={}, workers=0)]\n"
     )
@@ -350,7 +344,10 @@ def test_a_folder_swapped_for_a_link_during_the_run_indexes_nothing_outside(tmp_
     (root / "pkg").symlink_to(outside / "pkg", target_is_directory=True)
     source = read_source(entries[0], LIMIT)
     assert not isinstance(source, SourceText), source.text
-    assert source == "unreadable: a folder on its path was replaced during the run"
+    assert (source.reason, source.detail) == (
+        "unreadable",
+        "a folder on its path was replaced during the run",
+    )
 
 
 def test_a_file_read_after_the_walk_still_reads_when_rewritten_in_place_or_renamed_over(

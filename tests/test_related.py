@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import write_tree
+from tests.helpers import cli, write_tree
 from tests.index.processes import assert_one_sentence
 from wherein.cli import main
 
@@ -36,15 +36,6 @@ def repo(tmp_path, monkeypatch, capsys) -> Path:
     assert main(["index", "--workspace", str(root)]) == 0
     capsys.readouterr()
     return root
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exit_:
-        code = exit_.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def related_json(capsys, repo: Path, place: str, *args: str) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 
@@ -10,7 +11,7 @@ from tests.helpers import HashingEmbedder, write_tree
 from wherein.config import load_settings
 from wherein.index.change_check import TreeStamp
 from wherein.index.refresh import refresh_index
-from wherein.index.store import open_store
+from wherein.index.store import Store, open_store
 from wherein.resident import ResidentIndex
 from wherein.search import run_search
 from wherein.workspace import Root
@@ -149,3 +150,40 @@ def test_a_touched_file_is_not_called_stale_by_rows_kept_from_before(repo, searc
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
     hit = search("parse_cookie").hits[0]
     assert hit.path == "app/cookies.py" and not hit.stale
+
+
+def _postings_built() -> None:
+    for thread in threading.enumerate():
+        if thread.name == "wherein-postings":
+            thread.join(timeout=30)
+
+
+def test_the_in_memory_lexical_index_answers_once_built_and_never_from_an_older_state(
+    repo, search, monkeypatch
+):
+    settings = load_settings(repo)
+    search("parse_cookie")  # the first search asks FTS5 and starts the build
+    _postings_built()
+
+    def no_fts5(*args, **kwargs):
+        raise AssertionError("FTS5 was asked while the in-memory index was current")
+
+    queries = ("parse_cookie", "wait after a failure", "cookie header")
+    fresh = [
+        _places(run_search(q, workspace=repo, settings=settings, fast_embedder=HashingEmbedder()))
+        for q in queries
+    ]
+    monkeypatch.setattr(Store, "lexical_order", no_fts5)
+    assert [_places(search(query)) for query in queries] == fresh
+    monkeypatch.undo()
+
+    target = repo / "app/cookies.py"
+    before = target.stat()
+    target.write_text("def parse_biscuit(header):\n    return dict(header)\n")
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
+    # The kept index is of the old content: this search must not use it.
+    assert search("parse_biscuit").hits[0].path == "app/cookies.py"
+    _postings_built()
+    monkeypatch.setattr(Store, "lexical_order", no_fts5)
+    assert search("parse_biscuit").hits[0].path == "app/cookies.py"
+    assert all("parse_cookie" not in hit.excerpt for hit in search("parse_cookie").hits)

@@ -241,7 +241,7 @@ def test_read_status_counts_each_root(workspace, library):
     run_search("widget", workspace=workspace, settings=settings, fast_embedder=HashingEmbedder())
     plan = plan_roots(workspace, settings["scope.source_roots"])
     status = read_status(workspace, roots=plan.extra)
-    assert status["roots"] == [
+    assert status.roots == [
         {"label": "site-packages", "path": str(library), "files": 1, "chunks": 1}
     ]
 

@@ -21,8 +21,8 @@ from wherein.index import prepare as prepare_module
 from wherein.index.refresh import refresh_index
 from wherein.index.store import open_store
 from wherein.search import run_search
+from wherein.source_files import BINARY_SNIFF_BYTES
 from wherein.workspace import (
-    BINARY_SNIFF_BYTES,
     Root,
     WalkReport,
     read_source,

@@ -44,14 +44,21 @@ class CodeCorpus:
     store: Store
     prefixes: list[str]
     narrowed: Narrowed | None
+    # The chunk ids in scope, or None: every chunk.
+    scope: np.ndarray | None
     view: TierView
     # Where a failing tier says so; None: skipped quietly (a phrasing's orders).
     warnings: list[str] | None
+    resident: ResidentIndex | None = None
 
     def lexical_order(self, query: str, depth: int) -> list[int]:
-        """Chunk ids holding a query term, by BM25 score, best first."""
+        """Chunk ids holding a query term, by BM25 score, best first, within the scope: from
+        the resident in-memory index when it is built, else from FTS5 (the same order)."""
         terms = query_tokens(query)
-        if self.narrowed is not None:
+        postings = self.resident.postings(self.store) if self.resident is not None else None
+        if postings is not None:
+            found = postings.order(terms, depth, self.scope)
+        elif self.narrowed is not None:
             found = lexical_within(self.store, terms, depth, self.narrowed.ids)
         else:
             found = self.store.lexical_order(terms, depth, self.prefixes)
@@ -72,18 +79,18 @@ def rank_chunks(
     """(hits, chars of the files they come from) for the request's query or match."""
     prefixes, text = request.prefixes, request.rank_text
     narrowed = narrow(store, prefixes, request.files, request.match)
+    scope = None
     if narrowed is not None:
-        if len(narrowed.ids) == 0:
-            return [], 0
-        view = view.in_scope(narrowed.ids)
+        scope = narrowed.ids
     elif prefixes:
-        ids, _ = store.chunk_table(prefixes)
-        if len(ids) == 0:
+        scope, _ = store.chunk_table(prefixes)
+    if scope is not None:
+        if len(scope) == 0:
             return [], 0
-        view = view.in_scope(ids)
+        view = view.in_scope(scope)
     elif not kept_while_unchanged(resident, store, "chunks", store.chunk_count):
         return [], 0
-    corpus = CodeCorpus(store, prefixes, narrowed, view, warnings)
+    corpus = CodeCorpus(store, prefixes, narrowed, scope, view, warnings, resident)
     orders: list[list[int]] = []
     similarity_of: dict[int, float] = {}
     if text is not None:

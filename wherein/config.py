@@ -11,24 +11,37 @@ how long anything may wait are the user's alone (SECURITY.md).
 
 from __future__ import annotations
 
-import enum
-import math
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from wherein.config_files import (
+    flatten_sections,
+    read_config_document,
+    read_config_text,
+    read_config_toml,
+)
+from wherein.config_keys import (
+    MAX_TIMEOUT_S,
+    MIN_TIMEOUT_S,
+    KeySpec,
+    Trust,
+    coerce_value,
+    display_value,
+    parse_text,
+)
 from wherein.errors import ConfigError
-from wherein.safe_files import CONTROL_FILE_MAX_BYTES, UnsafeFile, read_regular, write_atomic
+from wherein.safe_files import UnsafeFile, write_atomic
+from wherein.settings import Settings, user_config_path, workspace_config_path
 from wherein.untrusted import echo
-
-if TYPE_CHECKING:
-    import tomlkit
 
 __all__ = [
     "IN_PROCESS_PROVIDERS",
     "KEYS",
+    "MAX_TIMEOUT_S",
+    "MIN_TIMEOUT_S",
+    "KeySpec",
     "Settings",
     "Trust",
     "all_inside",
@@ -40,7 +53,6 @@ __all__ = [
     "workspace_config_path",
 ]
 
-WORKSPACE_FILE_NAME = ".wherein.toml"
 SOURCE_DEFAULT = "default"
 SOURCE_USER = "user"
 SOURCE_WORKSPACE = "workspace"
@@ -49,40 +61,8 @@ SOURCE_ENV = "env"
 # Every `*.api_base` is a place source text is sent: the endpoint guard checks it on the way in.
 GUARDED_URL_SUFFIX = ".api_base"
 
-# Timeouts outside this range are clamped with a warning, never propagated: a NaN
-# deadline would otherwise read as "the model had nothing to say".
-MIN_TIMEOUT_S = 0.1
-MAX_TIMEOUT_S = 600.0
-
-
 # Providers that embed inside this process; every other provider sends chunks over HTTP.
 IN_PROCESS_PROVIDERS = frozenset({"minilm", "static"})
-
-
-class Trust(enum.Enum):
-    """What a workspace file or the agent may do with a key; the user may always set it."""
-
-    ANY = "any"  # a ranking or display choice
-    LOWER = "lower"  # a cap or a wait: may be lowered below the user's value, never raised
-    TURN_OFF = "turn_off"  # a stage that sends text to a model: may be turned off, never on
-    IN_PROCESS = "in_process"  # the provider: only one that keeps code in this process
-    INSIDE = "inside"  # folders: only inside the workspace
-    USER = "user"  # where code or keys go: the user's file or environment only
-    USER_FILE = "user_file"  # the user's own file only, not even the environment
-
-
-@dataclass(frozen=True)
-class KeySpec:
-    """One configuration key: its default, how to parse it, and who may set it (and why)."""
-
-    default: Any
-    kind: str  # "int" | "float" | "bool" | "str" | "list" | "optional_str" | "timeout"
-    minimum: float | None = None
-    maximum: float | None = None
-    choices: Callable[[], list[str]] | None = None
-    secret: bool = False
-    trust: Trust = Trust.ANY
-    why: str = ""  # the reason `trust` is not ANY, for the warning that names it
 
 
 def _providers() -> list[str]:
@@ -161,34 +141,6 @@ KEYS: dict[str, KeySpec] = {
 }
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The effective configuration for one workspace, with where each value came from."""
-
-    values: Mapping[str, Any]
-    sources: Mapping[str, str]
-    warnings: tuple[str, ...] = field(default=())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.values[key]
-
-    def section(self, name: str) -> dict[str, Any]:
-        """The keys of one section, without the section prefix."""
-        prefix = name + "."
-        return {k[len(prefix) :]: v for k, v in self.values.items() if k.startswith(prefix)}
-
-
-def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
-    """`$XDG_CONFIG_HOME/wherein/config.toml`, defaulting to `~/.config`."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "wherein" / "config.toml"
-
-
-def workspace_config_path(workspace: Path) -> Path:
-    return workspace / WORKSPACE_FILE_NAME
-
-
 def load_settings(
     workspace: Path | None = None, environ: Mapping[str, str] | None = None
 ) -> Settings:
@@ -204,16 +156,28 @@ def load_settings(
 
     layers: list[tuple[str, Path | None, dict[str, Any]]] = []
     user_path = user_config_path(env)
-    user_text = _read_text(user_path, follow_links=True)
-    layers.append((SOURCE_USER, user_path, _flatten(_read_toml(user_path, user_text), user_path)))
+    user_text = read_config_text(user_path, follow_links=True)
+    layers.append(
+        (
+            SOURCE_USER,
+            user_path,
+            _file_values(user_path, user_text),
+        )
+    )
     if workspace is not None:
         ws_path = workspace_config_path(workspace)
         try:
-            ws_text = _read_text(ws_path)
+            ws_text = read_config_text(ws_path)
         except ConfigError as err:  # a planted link or device: the clone's loss, not an error
             warnings.append(f"{err} Its settings are not used.")
             ws_text = None
-        layers.append((SOURCE_WORKSPACE, ws_path, _flatten(_read_toml(ws_path, ws_text), ws_path)))
+        layers.append(
+            (
+                SOURCE_WORKSPACE,
+                ws_path,
+                _file_values(ws_path, ws_text),
+            )
+        )
     layers.append((SOURCE_ENV, None, _environment_values(env)))
 
     for source, path, raw in layers:
@@ -231,7 +195,7 @@ def load_settings(
                     f"config file ({user_path})."
                 )
                 continue
-            value, warning = _coerce(key, spec, value, where)
+            value, warning = coerce_value(key, spec, value, where)
             if warning:
                 warnings.append(warning)
             if source == SOURCE_WORKSPACE:
@@ -269,7 +233,7 @@ def untrusted_refusal(key: str, value: Any, trusted: Any) -> str | None:
     if trust is Trust.IN_PROCESS and value in IN_PROCESS_PROVIDERS:
         return None
     if trust is Trust.LOWER:
-        return f"raise '{key}' above {_display(trusted)}: {spec.why}"
+        return f"raise '{key}' above {display_value(trusted)}: {spec.why}"
     if trust is Trust.TURN_OFF:
         return f"turn on '{key}': {spec.why}"
     if trust is Trust.IN_PROCESS:
@@ -325,7 +289,7 @@ def config_get(key: str, workspace: Path | None = None) -> tuple[str, str]:
     if spec.secret:
         shown = "(set)" if value else "(unset)"
     else:
-        shown = _display(value)
+        shown = display_value(value)
     return shown, settings.sources[key]
 
 
@@ -335,13 +299,13 @@ def config_set(key: str, raw_value: str, path: Path, *, workspace_file: bool = F
     The file keeps its comments and other keys; it is replaced atomically, through a new file,
     never through a link planted at `path` or beside it (a link at the user's own file is
     followed: dotfile managers keep it that way). An endpoint URL the guard refuses
-    (`wherein.embedding.guard.check_url`) is a ConfigError and is not written, and so is a key
+    (`wherein.endpoint.guard.check_url`) is a ConfigError and is not written, and so is a key
     that `workspace_file` (a `.wherein.toml`) may not set: it would be ignored when read.
     """
     import tomlkit
 
     spec = _spec(key)
-    value, _ = _coerce(key, spec, _parse_text(spec, raw_value), f"the value for '{key}'")
+    value, _ = coerce_value(key, spec, parse_text(spec, raw_value), f"the value for '{key}'")
     if workspace_file:
         refusal = _workspace_value(key, value, load_settings()[key], path.parent)[1]
         if refusal:
@@ -351,12 +315,12 @@ def config_set(key: str, raw_value: str, path: Path, *, workspace_file: bool = F
                 "(without --workspace-file)."
             )
     if key.endswith(GUARDED_URL_SUFFIX) and value is not None:
-        from wherein.embedding.guard import check_url
+        from wherein.endpoint.guard import check_url
 
         check_url(value, allow_remote=load_settings()["embedding.allow_remote"], key=key)
     if not workspace_file:
         path = Path(os.path.realpath(path))
-    document = _read_document(path, _read_text(path, follow_links=not workspace_file))
+    document = read_config_document(path, read_config_text(path, follow_links=not workspace_file))
     section_name, name = key.split(".", 1)
     section = document.get(section_name)
     if section is None:
@@ -382,60 +346,9 @@ def _spec(key: str) -> KeySpec:
     return spec
 
 
-def _read_text(path: Path, *, follow_links: bool = False) -> str | None:
-    """The file's text, None when there is no such file.
-
-    Read as a source file is: a regular file, bounded, and (unless it is the user's own file,
-    which may well be a dotfiles link) not through a symbolic link.
-    """
-    try:
-        data = read_regular(path, max_bytes=CONTROL_FILE_MAX_BYTES, follow_links=follow_links)
-    except UnsafeFile as err:
-        raise ConfigError(
-            f"Config file {path} is not read: {err}. Replace it with a file."
-        ) from err
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ConfigError(
-            f"Config file {path} is not UTF-8 text ({err.reason} at byte {err.start}). "
-            "Fix or remove it."
-        ) from err
-
-
-def _read_document(path: Path, text: str | None) -> tomlkit.TOMLDocument:
-    import tomlkit
-    import tomlkit.exceptions
-
-    if text is None:
-        return tomlkit.document()
-    try:
-        return tomlkit.parse(text)
-    except tomlkit.exceptions.ParseError as err:
-        raise ConfigError(
-            f"Config file {path} is not valid TOML ({err}). Fix or remove it."
-        ) from err
-
-
-def _read_toml(path: Path, text: str | None) -> dict[str, Any]:
-    if text is None:  # the usual case, and then tomlkit (~10 ms to import) is not needed
-        return {}
-    return _read_document(path, text).unwrap()
-
-
-def _flatten(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    flat: dict[str, Any] = {}
-    for section, table in data.items():
-        if not isinstance(table, dict):
-            raise ConfigError(
-                f"'{section}' in {path} must be a [section] table of keys. "
-                f"Known keys: {', '.join(sorted(KEYS))}."
-            )
-        for name, value in table.items():
-            flat[f"{section}.{name}"] = value
-    return flat
+def _file_values(path: Path, text: str | None) -> dict[str, Any]:
+    """A config file's keys as `section.key`, each as the file gives it."""
+    return flatten_sections(read_config_toml(path, text), path, sorted(KEYS))
 
 
 def _environment_values(env: Mapping[str, str]) -> dict[str, Any]:
@@ -444,104 +357,5 @@ def _environment_values(env: Mapping[str, str]) -> dict[str, Any]:
     for name, text in env.items():
         key = wanted.get(name)
         if key is not None:
-            found[key] = _parse_text(KEYS[key], text)
+            found[key] = parse_text(KEYS[key], text)
     return found
-
-
-def _parse_text(spec: KeySpec, text: str) -> Any:
-    """Turn a command-line or environment string into the key's kind of value."""
-    if spec.kind == "list":
-        return [part.strip() for part in text.split(",") if part.strip()]
-    if spec.kind == "bool":
-        lowered = text.strip().lower()
-        if lowered in ("true", "1", "yes", "on"):
-            return True
-        if lowered in ("false", "0", "no", "off"):
-            return False
-        return text
-    if spec.kind in ("int", "float", "timeout"):
-        try:
-            return int(text) if spec.kind == "int" else float(text)
-        except ValueError:
-            return text
-    if spec.kind == "optional_str" and text.strip() == "":
-        return None
-    return text
-
-
-def _coerce(key: str, spec: KeySpec, value: Any, where: str) -> tuple[Any, str | None]:
-    """Check `value` against `spec`; return the value to use and an optional warning."""
-    kind = spec.kind
-    bad = f"Bad value {'(hidden)' if spec.secret else echo(value)} for '{key}' in {where}"
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise ConfigError(f"{bad}: expected true or false.")
-        return value, None
-    if kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{bad}: expected a whole number.")
-        _check_range(value, spec, bad)
-        return value, None
-    if kind in ("float", "timeout"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{bad}: expected a number.")
-        value = float(value)
-        if kind == "timeout":
-            return _clamp_timeout(key, value, where)
-        if not math.isfinite(value):
-            raise ConfigError(f"{bad}: expected a finite number.")
-        _check_range(value, spec, bad)
-        return value, None
-    if kind == "list":
-        if isinstance(value, str):
-            value = [part.strip() for part in value.split(",") if part.strip()]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{bad}: expected a list of strings.")
-        return list(value), None
-    if kind == "optional_str" and value is None:
-        return None, None
-    if not isinstance(value, str):
-        raise ConfigError(f"{bad}: expected a string.")
-    if spec.secret and any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in value):
-        # httpx would refuse it as a header and quote it back in the error it raises.
-        raise ConfigError(
-            f"The value of '{key}' in {where} contains a line break or another control "
-            "character; no server accepts that in a header. Set it again without them."
-        )
-    if spec.choices is not None:
-        choices = spec.choices()
-        if value not in choices:
-            raise ConfigError(f"{bad}: choose from {', '.join(choices)}.")
-    return value, None
-
-
-def _check_range(value: float, spec: KeySpec, bad: str) -> None:
-    if spec.minimum is not None and value < spec.minimum:
-        raise ConfigError(f"{bad}: must be at least {spec.minimum:g}.")
-    if spec.maximum is not None and value > spec.maximum:
-        raise ConfigError(f"{bad}: must be at most {spec.maximum:g}.")
-
-
-def _clamp_timeout(key: str, value: float, where: str) -> tuple[float, str | None]:
-    if math.isnan(value) or value < MIN_TIMEOUT_S:
-        clamped = MIN_TIMEOUT_S if not math.isnan(value) else KEYS[key].default
-    elif value > MAX_TIMEOUT_S:
-        clamped = MAX_TIMEOUT_S
-    else:
-        return value, None
-    return clamped, (
-        f"Timeout {value!r} for '{key}' in {where} is out of range; using {clamped:g} s "
-        f"(allowed {MIN_TIMEOUT_S:g} to {MAX_TIMEOUT_S:g})."
-    )
-
-
-def _display(value: Any) -> str:
-    if value is None:
-        return "(unset)"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return ",".join(value)
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value)) if value < 1e15 else str(value)
-    return str(value)

@@ -16,8 +16,9 @@ Hierarchy::
     │   ├── EndpointUnreachable  an embedding server did not answer in time (fail open)
     │   └── NoLocalEmbedder neither the in-process model nor a loopback endpoint answered
     │                       for history, which sends text nowhere else
-    └── ModelStepError      query expansion or reranking could not use its chat model
-        └── ModelTimeout    the chat model did not answer before the step's deadline
+    ├── ModelStepError      query expansion or reranking could not use its chat model
+    │   └── ModelTimeout    the chat model did not answer before the step's deadline
+    └── LedgerMissing       `wherein baseline` found no agent ledger to read
 
 A remote endpoint refused for history is a `ConfigError` (exit code 2), as for code.
 
@@ -35,6 +36,7 @@ __all__ = [
     "IndexError_",
     "IndexMissing",
     "IndexUnwritable",
+    "LedgerMissing",
     "ModelStepError",
     "NoLocalEmbedder",
     "NoSuchWorkspace",
@@ -112,3 +114,7 @@ class ModelStepError(WhereinError):
 
 class ModelTimeout(ModelStepError):
     """The chat model did not answer before the step's own deadline."""
+
+
+class LedgerMissing(WhereinError):
+    """No agent ledger was found to read: name one with `--ledger FILE`."""

@@ -7,10 +7,17 @@ counts what is pending; most of that is the same from one query to the next. A
 matrix with its query vectors, the coverage counts and the chunk rows read for
 earlier results, each keyed by the index state it was read at. Another process
 writing the index changes that state, and the next search reads it again.
+
+It also holds the lexical index in memory (`wherein.ranking.postings`), built in a
+thread of its own from a read-only connection once the index has changed: until it is
+ready (5 s for the standard library's 47,534 chunks, a quarter second for pydantic's
+2,257) the searches ask FTS5, which ranks the same chunks in the same order.
 """
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,8 +26,11 @@ from typing import Any
 from wherein.index.change_check import TreeStamp
 from wherein.index.store import ChunkRow, Store, open_store
 from wherein.index.tiers import FAST, FULL
+from wherein.ranking.postings import Postings
 
 __all__ = ["ROWS_KEPT", "ResidentIndex", "kept_while_unchanged"]
+
+log = logging.getLogger(__name__)
 
 # Chunk rows kept between searches (a query reads one or two hundred, and a session's
 # queries share many): bounds the memory to some tens of MB of chunk text.
@@ -39,6 +49,10 @@ class ResidentIndex:
         self._cached: dict[str, tuple[str, object]] = {}
         # The index state at which the fast tier was seen complete: no need to look again.
         self.fast_complete_at: str | None = None
+        # (generation, in-memory lexical index) once built; the generation being built.
+        self._postings: tuple[str, Postings] | None = None
+        self._postings_building: str | None = None
+        self._postings_lock = threading.Lock()
 
     def store(self, path: Path, verify: bool) -> Store:
         """The open store at `path`, opened once (again after a failure or with `verify`)."""
@@ -56,6 +70,8 @@ class ResidentIndex:
         self._stamp = None
         self._cached.clear()
         self.fast_complete_at = None
+        with self._postings_lock:
+            self._postings = None
 
     def tree_unchanged(self, key: str) -> bool:
         """True when the last walk of these roots still describes the tree on disk."""
@@ -75,6 +91,40 @@ class ResidentIndex:
         value = build()
         self._cached[name] = (version, value)
         return value
+
+    def postings(self, store: Store) -> Postings | None:
+        """The lexical index in memory for the store's current content, or None while a
+        thread builds it (the caller asks FTS5 meanwhile)."""
+        generation = store.get_meta("generation") or "0"
+        with self._postings_lock:
+            if self._postings is not None and self._postings[0] == generation:
+                return self._postings[1]
+            if self._postings_building is not None:
+                return None
+            self._postings_building = generation
+        threading.Thread(
+            target=self._build_postings, args=(store.path,), name="wherein-postings", daemon=True
+        ).start()
+        return None
+
+    def _build_postings(self, path: Path) -> None:
+        """Read every chunk's terms in one snapshot, with the generation they belong to."""
+        built: tuple[str, Postings] | None = None
+        try:
+            conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+            try:
+                conn.execute("BEGIN")
+                found = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+                rows = conn.execute("SELECT rowid, terms FROM lexical ORDER BY rowid")
+                built = (found[0] if found else "0", Postings(rows))
+            finally:
+                conn.close()
+        except sqlite3.Error as err:  # FTS5 goes on answering; the next change tries again
+            log.warning("The in-memory lexical index of %s was not built: %s", path, err)
+        with self._postings_lock:
+            if built is not None:
+                self._postings = built
+            self._postings_building = None
 
     def state(self, store: Store) -> str:
         """A key that changes whenever the chunks or either tier's vectors change."""

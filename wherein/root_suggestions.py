@@ -22,7 +22,7 @@ from pathlib import Path
 from wherein.config import all_inside
 from wherein.python_imports import imported_names, installed_packages
 from wherein.roots import plan_roots
-from wherein.workspace import Root, WalkReport, read_source, walk_root
+from wherein.workspace import Root, SourceSkipped, WalkReport, read_source, walk_root
 
 __all__ = ["RootSuggestion", "add_command", "suggest_roots"]
 
@@ -231,7 +231,7 @@ def _read_imports(workspace: Path) -> _Imports:
         if not (is_script or is_python):
             continue
         source = read_source(entry, MAX_SCRIPT_BYTES)  # no link, no FIFO: the walk's reader
-        if isinstance(source, str):
+        if isinstance(source, SourceSkipped):
             continue
         if is_python:
             python += 1

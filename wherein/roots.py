@@ -18,7 +18,7 @@ from pathlib import Path
 
 from wherein.workspace import Root
 
-__all__ = ["RootPlan", "plan_roots", "split_entry"]
+__all__ = ["RootPlan", "plan_roots", "split_entry", "workspace_roots"]
 
 
 @dataclass(frozen=True)
@@ -167,3 +167,8 @@ def _unusable_folder(path: Path) -> str | None:
     except OSError as err:
         return f"cannot be read ({err.strerror or err})"
     return None
+
+
+def workspace_roots(workspace: Path, settings, focus: str | None = None) -> list[Root]:
+    """The workspace root first, then the usable extra source roots (`scope.source_roots`)."""
+    return list(plan_roots(workspace, settings["scope.source_roots"], focus).roots)

@@ -121,14 +121,23 @@ def not_regular(path: Path) -> str | None:
     return None if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
 
 
-def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+def write_atomic(
+    path: Path,
+    data: bytes,
+    *,
+    durable: bool = True,
+    new_mode: int | None = None,
+    make_folders: bool = True,
+) -> None:
     """Replace `path` with `data`, never writing through a link planted at or beside it.
 
     The data goes to a new file with a random name in the same folder (`mkstemp` opens it with
     `O_CREAT | O_EXCL`, so an existing name, link or not, is never reused), is flushed (to
     the disk too, unless not `durable`: a cache that may be lost), and is renamed over
     `path`. A `path` that is a symbolic link or not a regular file is refused:
-    replacing it would silently change what the link's owner meant.
+    replacing it would silently change what the link's owner meant. A file replaced keeps its
+    mode; a new one gets `new_mode`, or mkstemp's 0600. Without `make_folders`, a missing
+    folder is an error rather than made.
 
     Raises:
         UnsafeFile: `path` is a link or not a regular file.
@@ -142,7 +151,8 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
         raise UnsafeFile(f"it is {_kind(info.st_mode)}, not a regular file")
     import tempfile  # here, not above: a status-line refresh that writes nothing never needs it
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if make_folders:
+        path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -152,6 +162,8 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
                 os.fsync(handle.fileno())
         if info is not None:
             os.chmod(tmp, stat.S_IMODE(info.st_mode))
+        elif new_mode is not None:
+            os.chmod(tmp, new_mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -11,7 +11,7 @@ from tests.embedding.fake_server import WEDGE, FakeEmbeddingServer, Reply
 from tests.helpers import write_tree
 from wherein.cli import main
 from wherein.config import load_settings
-from wherein.embedding import guard
+from wherein.endpoint import guard
 from wherein.index.refresh import open_workspace_store
 from wherein.indexing import build_index
 from wherein.search import run_search

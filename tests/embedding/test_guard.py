@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from wherein.config import config_set, load_settings, user_config_path
-from wherein.embedding import guard
-from wherein.embedding.guard import check_url, open_endpoint, resolve_endpoint
 from wherein.embedding.registry import create_embedder
+from wherein.endpoint import guard
+from wherein.endpoint.guard import check_url, open_endpoint, resolve_endpoint
 from wherein.errors import ConfigError, EndpointUnreachable
 
 ACCEPTED = [

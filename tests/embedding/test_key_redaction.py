@@ -21,7 +21,7 @@ from tests.ranking.chat_server import CHAT_MODEL, FakeChatServer
 from wherein.cli import main
 from wherein.embedding.ollama import OllamaEmbedder
 from wherein.embedding.openai import OpenAIEmbedder
-from wherein.embedding.transport import request_deadline
+from wherein.endpoint.transport import request_deadline
 from wherein.errors import EmbedderError, ModelStepError
 from wherein.ranking.chat import ask_model, chat_model
 from wherein.redaction import redact

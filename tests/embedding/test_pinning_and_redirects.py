@@ -8,9 +8,9 @@ import httpx
 import pytest
 
 from tests.embedding.fake_server import Canary, FakeEmbeddingServer, Reply
-from wherein.embedding.guard import open_endpoint
-from wherein.embedding.http import build_client
 from wherein.embedding.ollama import OllamaEmbedder
+from wherein.endpoint.client import build_client
+from wherein.endpoint.guard import open_endpoint
 from wherein.errors import ConfigError
 
 

@@ -16,8 +16,8 @@ from tests.evaluation.histories import (
     scripted_history,
 )
 from tests.evaluation.test_mining import snapshot
+from tests.helpers import cli
 from tests.meter.browser import Browser, find_browser
-from wherein.cli import main
 from wherein.evaluation.corpus import indexed_paths
 from wherein.evaluation.scoring import Answer, summarize
 from wherein.index.location import data_home
@@ -41,15 +41,6 @@ def own_tmp(tmp_path, monkeypatch):
     folder.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(folder))
     return folder
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exit_:
-        code = exit_.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_eval_json_has_the_mined_questions_every_rank_and_the_counts(history_repo, capsys):

@@ -12,8 +12,8 @@ from tests.helpers import HashingEmbedder
 from tests.history.builders import claude_conversation, write_lines
 from wherein.cli import main
 from wherein.config import load_settings, user_config_path
-from wherein.embedding import guard
 from wherein.embedding.registry import create_embedder
+from wherein.endpoint import guard
 from wherein.errors import ConfigError, EmbedderError, NoLocalEmbedder
 from wherein.history.embedder import local_embedder
 from wherein.history.refresh import index_history

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -115,7 +116,7 @@ def test_files_that_vanish_change_or_turn_unreadable_after_the_walk(tmp_path):
         }
         assert set(got) == set(by_name)
         assert got[gone].outcome == "vanished" and got[gone].chunks == ()
-        assert got[linked].outcome.startswith("unreadable: ")
+        assert got[linked].outcome == "unreadable" and got[linked].why
         assert got[rewritten].outcome == "ok"
         assert got[rewritten].chunks[0].symbols == ("replaced_entirely",)
 
@@ -197,9 +198,32 @@ def test_workers_die_when_their_parent_is_killed(tmp_path):
                 os.kill(pid, signal.SIGKILL)
 
 
-def test_the_start_method_is_spawn():
+def test_workers_are_forked_only_while_no_other_thread_runs():
     # fork in a threaded process (the MCP server) can copy a lock mid-operation.
-    assert prepare.START_METHOD == "spawn"
+    alone = "fork" if sys.platform.startswith("linux") else "spawn"
+    assert prepare.start_method() == alone
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert prepare.start_method() == "spawn"
+    finally:
+        stop.set()
+        other.join()
+    assert prepare.start_method() == alone
+
+
+def test_a_spawned_pool_gives_what_a_forked_one_gives(tmp_path, monkeypatch):
+    entries = list(
+        walk_root(Root(make_tree(tmp_path / "repo", POOL_MIN_FILES + 2)), LIMIT, WalkReport())
+    )
+    results = {}
+    for method in ("spawn", "fork"):
+        monkeypatch.setattr(prepare, "START_METHOD", method)
+        results[method] = list(
+            prepare_files(entries, max_file_bytes=LIMIT, known_sha256={}, workers=2)
+        )
+    assert results["spawn"] == results["fork"] and len(results["fork"]) == len(entries)
 
 
 UNGUARDED = """

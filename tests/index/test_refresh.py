@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.helpers import HashingEmbedder, write_tree
-from wherein import workspace as workspace_module
+from wherein import source_files as workspace_module
 from wherein.config import load_settings
 from wherein.embedding.base import EmbedderIdentity
 from wherein.index import prepare as prepare_module

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from wherein.cli import main
-from wherein.doctor import FAIL, OK, WARN, probe_server, run_doctor
+from wherein.doctor import FAIL, OK, WARN, run_doctor
 from wherein.install import server_command
+from wherein.server_probe import probe_server
 
 # A stdio program that speaks just enough JSON-RPC to answer, but offers another tool.
 WRONG_SERVER = """

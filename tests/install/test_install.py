@@ -362,3 +362,22 @@ def test_server_command_falls_back_to_the_interpreter_when_no_script_sits_beside
     assert server_command() == [str(script)]
     assert server_command("wherein") == ["wherein"]
     assert server_command("uvx wherein") == ["uvx", "wherein"]
+
+
+def test_claude_config_dir_replaces_dot_claude_for_install_meter_and_status_line(
+    project, tmp_path, monkeypatch, capsys
+):
+    # Claude Code under CLAUDE_CONFIG_DIR=DIR keeps DIR/.claude.json, DIR/CLAUDE.md and
+    # DIR/settings.json: the folder stands for ~/.claude, not for the home folder.
+    from wherein.meter.claude import claude_candidates
+
+    folder = tmp_path / "claude-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(folder))
+    args = ["install", "claude", "--with-instructions", "--statusline", "--workspace", str(project)]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert "wherein" in json.loads((folder / ".claude.json").read_text())["mcpServers"]
+    assert (folder / "CLAUDE.md").is_file()
+    assert not (folder / ".claude").exists()
+    assert "statusLine" in json.loads((folder / "settings.json").read_text())
+    assert claude_candidates() == [folder]

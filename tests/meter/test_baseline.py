@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.meter.ledger_fixtures import write_claude_projects, write_codex_sessions, write_usage
-from wherein.errors import UsageError
+from wherein.errors import LedgerMissing, UsageError
 from wherein.meter import build_baseline, format_report
-from wherein.meter.ledgers import LedgerMissing
 
 # Per request, in micro-dollars (see ledger_fixtures.py): context = input + read + writes.
 A1, A2, S1, B1, B2 = 8280, 1815, 200, 2015, 5660

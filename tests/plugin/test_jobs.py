@@ -39,7 +39,7 @@ def test_cancelled_job_keeps_committed_batches_and_the_next_run_resumes(tmp_path
     assert snapshot["state"] == "cancelled" and snapshot["stage"] == "finished"
     # The batch in flight when cancel came is committed; nothing after it is begun.
     assert snapshot["chunks_done"] == 2 * EMBED_BATCH
-    assert read_status(repo)["pending"]["chunks"] == 200 - 2 * EMBED_BATCH
+    assert read_status(repo).pending_chunks == 200 - 2 * EMBED_BATCH
     result = {
         "text": job.describe(),
         "action": "status",
@@ -54,7 +54,7 @@ def test_cancelled_job_keeps_committed_batches_and_the_next_run_resumes(tmp_path
     assert again.wait(DEADLINE_S)
     assert again.snapshot()["state"] == "done"
     assert f"{200 - 2 * EMBED_BATCH} chunks embedded" in again.snapshot()["summary"]
-    assert read_status(repo)["pending"]["chunks"] == 0
+    assert read_status(repo).pending_chunks == 0
 
 
 def test_plugin_exports_exist():

@@ -305,7 +305,7 @@ def test_session_end_cancels_its_background_job(tmp_path, monkeypatch):
     assert status["job"]["chunks_total"] == 150
     assert any(m.startswith(f"Cancelling index job {job_id}") for m in watcher.messages)
     assert any(m.startswith(f"Index job {job_id} cancelled") for m in watcher.messages)
-    left = read_status(repo)["pending"]["chunks"]
+    left = read_status(repo).pending_chunks
     assert 0 < left < 150
 
 

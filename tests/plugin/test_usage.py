@@ -9,7 +9,8 @@ from datetime import datetime, timezone
 
 from tests.plugin.conftest import run_session
 from wherein.plugin.session import session_id
-from wherein.plugin.usage import UsageMeter, UsageRow, append_usage_row, paths_hash, usage_path
+from wherein.plugin.usage import UsageMeter
+from wherein.usage_ledger import UsageRow, append_usage_row, paths_hash, usage_path
 
 ROW_KEYS = {
     "time",
@@ -112,10 +113,10 @@ def test_meter_line_reads_like_the_issue_and_says_tokens_are_estimates():
 CONCURRENT_WRITER = """
 import sys
 from pathlib import Path
-from wherein.plugin.usage import UsageRow, append_usage_row
+from wherein.usage_ledger import UsageRow, append_usage_row
 worker = sys.argv[2]
 for i in range(int(sys.argv[3])):
-    row = UsageRow(time="t", session=worker, workspace="/w/" + "x" * 5000, action="search",
+    row = UsageRow(time=1.8e9, session=worker, workspace="/w/" + "x" * 5000, action="search",
                    results=i, returned_chars=i, source_chars=i, paths_hash="h" * 64)
     assert append_usage_row(row, Path(sys.argv[1]))
 """
@@ -138,7 +139,7 @@ def test_concurrent_processes_never_interleave_rows(tmp_path):
 def test_an_unwritable_ledger_does_not_fail_the_call(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    row = UsageRow("t", "s", "/w", "status", 0, 1, 0, "")
+    row = UsageRow(1.8e9, "s", "/w", "status", 0, 1, 0, "")
     assert append_usage_row(row, blocker / "usage.jsonl") is False
 
 

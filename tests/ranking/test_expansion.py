@@ -14,7 +14,7 @@ from tests.embedding.fake_server import TRICKLE, Reply
 from tests.ranking.chat_server import CHAT_MODEL, OLLAMA_CHAT, OPENAI_CHAT, FakeChatServer
 from tests.ranking.conftest import model_settings, places
 from wherein.config import load_settings
-from wherein.embedding import guard
+from wherein.endpoint import guard
 from wherein.present import print_results
 from wherein.ranking.expansion import MAX_PHRASINGS, expand_query, parse_phrasings
 from wherein.ranking.step import clamp_timeout

@@ -11,7 +11,7 @@ import pytest
 from tests.embedding.fake_server import TRICKLE, Reply
 from tests.ranking.chat_server import FakeChatServer
 from tests.ranking.conftest import model_settings, places
-from wherein.embedding import guard
+from wherein.endpoint import guard
 from wherein.present import print_results
 from wherein.ranking.rerank import MAX_PASSAGE_CHARS, parse_scores, reorder, rerank, rerank_prompt
 

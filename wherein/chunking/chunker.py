@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import re
 from dataclasses import dataclass
 
 from wherein.chunking.languages import definition_query, language_for, parser_for
+from wherein.chunking.markdown import heading_rows, heading_text
 
 __all__ = ["Chunk", "chunk_source"]
 
@@ -311,7 +311,7 @@ def _definitions(root, language: str) -> list[_Definition]:
 
 def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
     chunks = []
-    headings = _heading_rows(lines) if kind == "markdown" else []
+    headings = heading_rows(lines) if kind == "markdown" else []
     rows = [d.row for d in definitions]  # sorted: each span takes a slice, not a scan
     for span in spans:
         text = "\n".join(lines[span.start : span.end + 1])
@@ -320,7 +320,7 @@ def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
         if kind == "markdown":
             first = bisect.bisect_left(headings, span.start)
             last = bisect.bisect_right(headings, span.end)
-            symbols = tuple(_heading_text(lines[row]) for row in headings[first:last])
+            symbols = tuple(heading_text(lines[row]) for row in headings[first:last])
             symbols = symbols[:MAX_SYMBOLS]
         else:
             first = bisect.bisect_left(rows, span.start)
@@ -364,39 +364,9 @@ def _windows(lines: list[str], start: int, end: int) -> list[_Span]:
     return [_Span(s, e) for s, e in _window_rows(lines, start, end)]
 
 
-_HEADING = re.compile(r"^ {0,3}#{1,6}\s+\S")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-# An optional closing sequence (`## Title ##`) needs a space before it; `C#` keeps its hash.
-_CLOSING_HASHES = re.compile(r"\s+#+\s*$")
-
-
-def _heading_text(line: str) -> str:
-    return _CLOSING_HASHES.sub("", line.strip().lstrip("#")).strip()
-
-
-def _heading_rows(lines: list[str]) -> list[int]:
-    """Rows of ATX headings outside fenced code (a `# comment` in a shell block is not one)."""
-    rows = []
-    fence = ""  # the opening marker while inside a fenced block
-    for row, line in enumerate(lines):
-        match = _FENCE.match(line)
-        if fence:
-            # CommonMark: the closing fence uses the same character, at least as many,
-            # and nothing else.
-            marker = match.group(1) if match else ""
-            closes = marker[:1] == fence[0] and len(marker) >= len(fence)
-            if closes and not line.strip().strip(fence[0]):
-                fence = ""
-        elif match:
-            fence = match.group(1)
-        elif _HEADING.match(line):
-            rows.append(row)
-    return rows
-
-
 def _markdown_spans(lines: list[str]) -> list[_Span]:
     """Sections from one heading to the next; small ones merged, large ones windowed."""
-    headings = _heading_rows(lines)
+    headings = heading_rows(lines)
     starts = [0] + [row for row in headings if row > 0]
     bounds = [(s, e - 1) for s, e in zip(starts, starts[1:] + [len(lines)], strict=True)]
     cutter = _Cutter(lines)

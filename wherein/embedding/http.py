@@ -2,7 +2,7 @@
 
 The client is the guard's layers 3 and 4: redirects are never followed and the environment's
 proxies are never read (`trust_env=False`, which also keeps .netrc credentials out). Its
-transport is layer 2 (`wherein.embedding.transport`). An answer is checked before anything is
+transport is layer 2 (`wherein.endpoint.transport`). An answer is checked before anything is
 stored: a wrong count, a wrong width, NaN or infinity, an empty or all-zero vector is an error.
 """
 
@@ -19,13 +19,13 @@ from urllib.parse import urlsplit
 import httpx
 import numpy as np
 
-from wherein import __version__
-from wherein.config import Settings
 from wherein.embedding.base import EmbedderIdentity, normalize_rows
-from wherein.embedding.guard import Endpoint, open_endpoint
-from wherein.embedding.transport import PinnedTransport, request_deadline
+from wherein.endpoint.client import build_client
+from wherein.endpoint.guard import open_endpoint
+from wherein.endpoint.transport import request_deadline
 from wherein.errors import ConfigError, EmbedderError, EndpointUnreachable
 from wherein.redaction import server_text
+from wherein.settings import Settings
 
 __all__ = ["DEFAULT_MODEL", "PROBE_CEILING_S", "HttpEmbedder", "build_client"]
 
@@ -46,31 +46,6 @@ RETRY_BACKOFF_S = 0.25
 RETRY_STATUSES = frozenset({429, 503})
 # How much of a server's error text goes into our message.
 MAX_SERVER_TEXT = 300
-
-
-def build_client(endpoint: Endpoint, *, api_key: str | None, max_connections: int) -> httpx.Client:
-    """An httpx client that reaches `endpoint`'s validated addresses and nothing else.
-
-    Raises:
-        EmbedderError: `api_key` holds a character no HTTP header can carry; nothing is sent.
-    """
-    headers = {"User-Agent": f"wherein/{__version__}", "Accept": "application/json"}
-    if api_key:
-        if not (api_key.isascii() and api_key.isprintable() and api_key == api_key.strip()):
-            # httpx would refuse it with the header, key and all, in its message (or a bare
-            # UnicodeEncodeError), and only once a request is under way.
-            raise EmbedderError(
-                "embedding.api_key holds a character an HTTP header cannot carry (a line "
-                "break, a control character, a space at either end or a non-ASCII letter), "
-                "so it was not sent; set the key again exactly as your provider issued it."
-            )
-        headers["Authorization"] = f"Bearer {api_key}"
-    return httpx.Client(
-        transport=PinnedTransport(endpoint, max_connections=max_connections),
-        trust_env=False,
-        follow_redirects=False,
-        headers=headers,
-    )
 
 
 class HttpEmbedder:

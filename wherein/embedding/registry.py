@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from wherein.config import Settings
 from wherein.errors import ConfigError
+from wherein.settings import Settings
 
 if TYPE_CHECKING:  # base imports numpy, which reading the provider names does not need
     from collections.abc import Sequence
@@ -129,7 +129,7 @@ def check_endpoint(settings: Settings) -> None:
         ConfigError: the guard refuses the URL as written.
     """
     if in_process_identity(settings) is None and settings["embedding.provider"] in REGISTRY:
-        from wherein.embedding.guard import check_url
+        from wherein.endpoint.guard import check_url
 
         check_url(settings["embedding.api_base"], allow_remote=settings["embedding.allow_remote"])
 

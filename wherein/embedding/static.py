@@ -8,7 +8,6 @@ import numpy as np
 
 from wherein.embedding.base import EmbedderIdentity, normalize_rows
 from wherein.embedding.minilm import _package_dir
-from wherein.embedding.static_tokens import PieceTokenizer
 from wherein.errors import EmbedderError
 
 __all__ = ["StaticEmbedder"]
@@ -21,6 +20,10 @@ POOL_BATCH = 64
 # A call pooling this many texts (indexing, not a query and its phrasings) widens the whole
 # float16 matrix to float32 once, for the rest of the model's life.
 WIDEN_AT_TEXTS = 16
+# Once this many texts have been embedded (indexing, not a query and its phrasings),
+# token ids come from the cache of pieces (`static_tokens`); until then the tokenizer's
+# own, so a search skips importing `regex` (13 ms).
+PIECES_AFTER_TEXTS = 32
 
 
 class StaticEmbedder:
@@ -61,7 +64,10 @@ class StaticEmbedder:
         # `_pool` averages each text's own tokens, so a batch is never padded.
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
-        self._tokens = PieceTokenizer(self.tokenizer)
+        # tokenizers 0.21 and later: the same ids without character offsets, 25% faster.
+        self._encode = getattr(self.tokenizer, "encode_batch_fast", self.tokenizer.encode_batch)
+        self._pieces = None  # a PieceTokenizer, from PIECES_AFTER_TEXTS on
+        self._texts_seen = 0
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -69,8 +75,18 @@ class StaticEmbedder:
         out = np.empty((len(texts), DIMENSION), dtype=np.float32)
         for start in range(0, len(texts), POOL_BATCH):
             batch = list(texts[start : start + POOL_BATCH])
-            out[start : start + len(batch)] = self._pool(self._tokens.ids(batch))
+            out[start : start + len(batch)] = self._pool(self._token_ids(batch))
         return normalize_rows(out)
+
+    def _token_ids(self, texts: list[str]) -> list[list[int]]:
+        self._texts_seen += len(texts)
+        if self._pieces is None and self._texts_seen < PIECES_AFTER_TEXTS:
+            return [e.ids for e in self._encode(texts, add_special_tokens=False)]
+        if self._pieces is None:
+            from wherein.embedding.static_tokens import PieceTokenizer
+
+            self._pieces = PieceTokenizer(self.tokenizer)
+        return self._pieces.ids(texts)
 
     def _pool(self, token_ids: list[list[int]]) -> np.ndarray:
         """The mean token vector of each text, as WordLlama's `embed` computes it.

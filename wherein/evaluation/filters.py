@@ -14,7 +14,7 @@ import os
 import re
 
 from wherein.chunking.languages import CODE_LANGUAGES, language_for
-from wherein.ranking.signals import is_doc_path, is_test_path
+from wherein.ranking.paths import is_doc_path, is_test_path
 
 __all__ = [
     "DROP_REASONS",

@@ -8,19 +8,16 @@ text from the repository, so all of it is escaped.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import html
 from pathlib import Path
 
 from wherein import __version__
-from wherein.errors import UsageError
 from wherein.evaluation.filters import DROP_REASONS
 from wherein.evaluation.questions import kinds
 from wherein.evaluation.report import GOLD_AT_HEAD, GROUPS, MIN_TRUSTED_QUERIES, EvalReport
 from wherein.evaluation.scoring import CUTOFF
 from wherein.evaluation.table import GROUP_TITLES, ratio_text
-from wherein.safe_files import UnsafeFile, write_atomic
+from wherein.html_page import csp_hash, page_head, write_page_file
+from wherein.html_page import escape as _e
 
 __all__ = ["render_page", "write_page"]
 
@@ -56,21 +53,12 @@ def render_page(report: EvalReport) -> str:
     """The whole page for a report."""
     style = STYLE.lstrip("\n")
     policy = (
-        f"default-src 'none'; style-src {_hash(style)}; img-src data:; base-uri 'none'; "
+        f"default-src 'none'; style-src {csp_hash(style)}; img-src data:; base-uri 'none'; "
         "form-action 'none'"
     )
     name = Path(report.workspace).name or report.workspace
     parts = [
-        "<!doctype html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>wherein eval: {_e(name)} at {_e(report.head[:12])}</title>",
-        f"<style>{style}</style>",
-        "</head>",
-        "<body>",
+        *page_head(policy, f"wherein eval: {name} at {report.head[:12]}", style),
         *_header(report, name),
         *_funnel(report),
         *_scores(report),
@@ -89,26 +77,7 @@ def write_page(report: EvalReport, path: Path) -> int:
     Raises:
         UsageError: the file or its folder cannot be written.
     """
-    data = render_page(report).encode("utf-8")
-    path = Path(path).expanduser()
-    try:
-        write_atomic(path, data)
-    except (OSError, UnsafeFile) as err:
-        reason = getattr(err, "strerror", None) or str(err)
-        raise UsageError(
-            f"Cannot write the HTML report to {path}: {reason}. Choose a file in a folder you "
-            "can write to."
-        ) from err
-    return len(data)
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _hash(text: str) -> str:
-    digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
-    return f"'sha256-{digest}'"
+    return write_page_file(render_page(report), path)
 
 
 def _header(report: EvalReport, name: str) -> list[str]:

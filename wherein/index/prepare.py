@@ -36,7 +36,7 @@ from wherein.errors import EmbedderError
 from wherein.index.store import NewChunk
 from wherein.index.vector_tables import embedding_text
 from wherein.ranking.tokens import document_terms
-from wherein.workspace import FileEntry, read_source
+from wherein.workspace import FileEntry, SourceSkipped, read_source
 
 __all__ = ["DEFAULT_WORKERS", "PreparedFile", "prepare_file", "prepare_files", "uses_pool"]
 
@@ -62,8 +62,8 @@ TASK_FILES = 8
 FILES_IN_FLIGHT = 512
 PARENT_POLL_S = 0.5
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-# See `_pool` for why; scripts/bench_prepare.py measures the alternatives.
-START_METHOD = "spawn"
+# None: `start_method()` chooses; a name forces it (scripts/bench_prepare.py compares them).
+START_METHOD: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class PreparedFile:
     `outcome` is "ok" (write it: `skipped` may still name a reason such as
     "binary" or "generated", with no chunks), "unchanged" (same sha256 as the
     index holds: only refresh its size and mtime), "vanished", or
-    "unreadable: <why>" (write nothing).
+    "unreadable" (write nothing; `why` says what the system said).
     """
 
     entry: FileEntry
@@ -84,6 +84,7 @@ class PreparedFile:
     language: str = ""
     skipped: str | None = None
     chunks: tuple[NewChunk, ...] = ()
+    why: str = ""
 
 
 def prepare_file(
@@ -94,11 +95,11 @@ def prepare_file(
 ) -> PreparedFile:
     """Prepare one file in this process; with `fast`, each chunk gets its fast-tier vector."""
     source = read_source(entry, max_file_bytes)
-    if isinstance(source, str):
-        if source == "vanished" or source.startswith("unreadable"):
-            return PreparedFile(entry, source)
+    if isinstance(source, SourceSkipped):
+        if not source.remembered:  # "vanished", "unreadable"
+            return PreparedFile(entry, source.reason, why=source.detail)
         # "binary", "too_large": remembered as skipped, so the stat fast path applies.
-        return PreparedFile(entry, "ok", entry.size, entry.mtime_ns, skipped=source)
+        return PreparedFile(entry, "ok", entry.size, entry.mtime_ns, skipped=source.reason)
     if known_sha256 is not None and known_sha256 == source.sha256:
         return PreparedFile(entry, "unchanged", source.size, source.mtime_ns, source.sha256)
     skipped = skip_reason(entry.rel, source.text)
@@ -176,7 +177,7 @@ def prepare_files(
         [(entry, known_sha256.get(entry.display_path)) for entry in entries[i : i + TASK_FILES]]
         for i in range(0, len(entries), TASK_FILES)
     )
-    with _pool(count) as pool:
+    with _pool(count) as pool, _lent_to_forked_workers(fast if in_workers else None):
         window: collections.deque[Future] = collections.deque()
         limit = max(count, FILES_IN_FLIGHT // TASK_FILES)
         for submitted, task in enumerate(tasks):
@@ -188,6 +189,25 @@ def prepare_files(
                 yield from _with_fast(window.popleft().result(), fast, in_workers)
         while window:
             yield from _with_fast(window.popleft().result(), fast, in_workers)
+
+
+def start_method() -> str:
+    """`fork` while this process runs no other thread (on Linux), else `spawn`.
+
+    A forked worker starts in milliseconds with this process's imports, grammars and fast
+    model; a spawned one starts an interpreter and imports them again: 0.86 s to its first
+    result on a loaded 2-core machine, most of a first search of a 200-file repository.
+    Fork is safe only while no other thread can hold a lock at that instant (SQLite,
+    logging, a model's), for the child would find it held forever: the MCP server runs
+    index jobs in threads, so it spawns. The workers run no model of their own that uses
+    threads (`_worker_init` turns the tokenizer's off) and leave by `os._exit`, so no
+    inherited SQLite handle is ever closed in them.
+    """
+    if START_METHOD is not None:
+        return START_METHOD
+    if sys.platform.startswith("linux") and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
 
 
 def _with_fast(
@@ -213,21 +233,20 @@ def _with_fast(
 
 @contextlib.contextmanager
 def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
-    # `spawn`, not `fork`: the MCP server runs index jobs in threads, and a forked
-    # child of a threaded process can inherit a lock held mid-operation (SQLite,
-    # logging, onnxruntime). forkserver measured 0.64-0.78 s to the first result
-    # against spawn's 0.86 s, but its workers are children of the long-lived fork
-    # server, not of us: PR_SET_PDEATHSIG and the parent check cannot tie them to
-    # this process. Spawned workers are our children, started by the thread that
-    # submits (PR_SET_PDEATHSIG fires when that *thread* ends, so the pool must not
-    # outlive the thread iterating `prepare_files`; `_pool` guarantees it).
-    context = multiprocessing.get_context(START_METHOD)
+    # `start_method` says when `fork` is safe. Not forkserver: it measured 0.64-0.78 s
+    # to the first result against spawn's 0.86 s, but its workers are children of the
+    # long-lived fork server, not of us: PR_SET_PDEATHSIG and the parent check cannot tie
+    # them to this process. Forked and spawned workers are our children, started by the
+    # thread that submits (PR_SET_PDEATHSIG fires when that *thread* ends, so the pool
+    # must not outlive the thread iterating `prepare_files`; `_pool` guarantees it).
+    method = start_method()
+    context = multiprocessing.get_context(method)
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
         initializer=_worker_init,
-        # A forkserver's children are its own, not ours: only `spawn` can check the parent.
-        initargs=(os.getpid() if START_METHOD == "spawn" else None,),
+        # A forkserver's children are its own, not ours: only ours can check the parent.
+        initargs=(os.getpid() if method in ("fork", "spawn") else None,),
     )
     try:
         yield pool
@@ -235,6 +254,19 @@ def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
         # Drop queued tasks; wait for the running ones so every pipe and
         # semaphore is closed here, not by the garbage collector.
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextlib.contextmanager
+def _lent_to_forked_workers(fast: Embedder | None) -> Iterator[None]:
+    """Let forked workers inherit this process's loaded fast model (0.2 s each to load)."""
+    if fast is None or _WORKER_FAST:
+        yield
+        return
+    _WORKER_FAST.append(fast)
+    try:
+        yield
+    finally:
+        _WORKER_FAST.clear()
 
 
 @contextlib.contextmanager
@@ -300,6 +332,9 @@ def _worker_init(parent_pid: int | None) -> None:
     # The terminal sends SIGINT to the whole process group; the parent decides
     # what to do (it shuts the pool down), the worker finishes its task quietly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Two workers already share two cores; and a forked child of a process whose
+    # tokenizer ran its thread pool would otherwise warn about it on stderr.
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"
     if sys.platform.startswith("linux"):
         _set_parent_death_signal(signal.SIGKILL)
     if parent_pid is None:

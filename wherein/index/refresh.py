@@ -260,8 +260,8 @@ def _writer(
     entry = item.entry
     if item.outcome == "vanished":
         return None
-    if item.outcome.startswith("unreadable"):
-        report.unreadable.append(f"{entry.display_path} ({item.outcome.split(': ', 1)[-1]})")
+    if item.outcome == "unreadable":
+        report.unreadable.append(f"{entry.display_path} ({item.why})")
         return None
     if item.outcome == "unchanged":
         return lambda conn: store.touch_file(conn, state.id, item.size, item.mtime_ns)

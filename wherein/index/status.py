@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,29 +12,82 @@ from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.storage.aside import database_not_regular
 from wherein.workspace import Root
 
-__all__ = ["read_status"]
+__all__ = ["IndexStatus", "read_status"]
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """What one workspace's index holds; each surface (CLI text, `--json`, MCP) renders it.
+
+    The counts are None when there is no index or it cannot be read (`error` says why).
+    `fast_tier`, `scopes` and `roots` are the rows `status --json` shows, as they are shown.
+    """
+
+    workspace: Path
+    index_path: Path
+    exists: bool
+    error: str | None = None
+    files: int | None = None
+    skipped_files: int | None = None
+    chunks: int | None = None
+    vectors: int | None = None
+    pending_files: int | None = None
+    pending_chunks: int | None = None
+    embedder: str | None = None
+    fast_tier: dict[str, Any] | None = None
+    size_bytes: int | None = None
+    scopes: list[dict[str, Any]] | None = None
+    roots: list[dict[str, Any]] | None = None
+
+    @property
+    def readable(self) -> bool:
+        """An index exists and its counts were read."""
+        return self.exists and self.error is None
+
+    def to_json(self) -> dict[str, Any]:
+        """The index part of `wherein status --json` (docs/contracts.md)."""
+        fields: dict[str, Any] = {
+            "workspace": str(self.workspace),
+            "index_path": str(self.index_path),
+            "exists": self.exists,
+        }
+        if self.error is not None:
+            return fields | {"error": self.error}
+        if not self.exists:
+            return fields
+        return fields | {
+            "files": self.files,
+            "skipped_files": self.skipped_files,
+            "chunks": self.chunks,
+            "vectors": self.vectors,
+            "pending": {"files": self.pending_files, "chunks": self.pending_chunks},
+            "embedder": self.embedder,
+            "fast_tier": self.fast_tier,
+            "size_bytes": self.size_bytes,
+            "scopes": self.scopes,
+            "roots": self.roots,
+        }
 
 
 def read_status(
     workspace: Path, markers: Sequence[str] = (), roots: Sequence[Root] = ()
-) -> dict[str, Any]:
+) -> IndexStatus:
     """Counts, pending work and embedder of the workspace's index; `exists` False if none.
 
     With `markers`, `scopes` lists every indexed folder holding a marker file; with `roots`
     (extra source roots), `roots` gives each one's counts.
     """
     path = index_dir(workspace) / INDEX_FILE_NAME
-    status: dict[str, Any] = {"workspace": str(workspace), "index_path": str(path)}
     irregular = database_not_regular(path)
     if irregular is not None:  # not opened: SQLite would follow a link, open a FIFO
         advice = "run 'wherein index' to move it aside and build a new index"
-        return {**status, "exists": True, "error": f"{irregular}; {advice}"}
+        return IndexStatus(workspace, path, True, f"{irregular}; {advice}")
     if not path.is_file():
-        return {**status, "exists": False}
+        return IndexStatus(workspace, path, False)
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as err:
-        return {**status, "exists": True, "error": str(err)}
+        return IndexStatus(workspace, path, True, str(err))
     try:
         files, skipped, chunks, vectors = conn.execute(
             "SELECT (SELECT count(*) FROM files WHERE skipped IS NULL), "
@@ -53,23 +107,25 @@ def read_status(
             advice = f"make {path.parent} writable or set WHEREIN_HOME to a writable directory"
         else:
             advice = "run 'wherein index' to rebuild it"
-        return {**status, "exists": True, "error": f"{err}; {advice}"}
+        return IndexStatus(workspace, path, True, f"{err}; {advice}")
     finally:
         conn.close()
-    return {
-        **status,
-        "exists": True,
-        "files": files,
-        "skipped_files": skipped,
-        "chunks": chunks,
-        "vectors": vectors,
-        "pending": {"files": pending_files, "chunks": pending_chunks},
-        "embedder": meta.get("embedder"),
-        "fast_tier": fast,
-        "size_bytes": path.stat().st_size,
-        "scopes": scopes,
-        "roots": root_counts,
-    }
+    return IndexStatus(
+        workspace,
+        path,
+        True,
+        files=files,
+        skipped_files=skipped,
+        chunks=chunks,
+        vectors=vectors,
+        pending_files=pending_files,
+        pending_chunks=pending_chunks,
+        embedder=meta.get("embedder"),
+        fast_tier=fast,
+        size_bytes=path.stat().st_size,
+        scopes=scopes,
+        roots=root_counts,
+    )
 
 
 def _fast_tier(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, Any] | None:

@@ -2,10 +2,10 @@
 
 from wherein.install.agents import PROJECT, REGISTRY, SCOPES, USER, Agent
 from wherein.install.apply import Outcome, apply_plan, format_outcome
+from wherein.install.change import FileChange
 from wherein.install.command import server_command
 from wherein.install.plan import (
     SERVER_NAME,
-    FileChange,
     Plan,
     plan_install,
     plan_uninstall,

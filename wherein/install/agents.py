@@ -22,7 +22,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PROJECT", "REGISTRY", "SCOPES", "USER", "Agent", "serve_args"]
+__all__ = [
+    "PROJECT",
+    "REGISTRY",
+    "SCOPES",
+    "USER",
+    "Agent",
+    "claude_folder",
+    "claude_user_file",
+    "serve_args",
+]
 
 USER = "user"
 PROJECT = "project"
@@ -104,10 +113,24 @@ def _xdg_config() -> Path:
     return Path(os.environ.get("XDG_CONFIG_HOME") or _home() / ".config")
 
 
-def _claude_dir() -> Path:
-    # CLAUDE_CONFIG_DIR moves both ~/.claude.json and ~/.claude/ (Claude Code settings docs).
-    configured = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(configured) if configured else _home()
+def claude_folder() -> Path:
+    """Claude Code's user folder: `$CLAUDE_CONFIG_DIR` when set, else `~/.claude`.
+
+    The variable replaces `~/.claude` itself, and `.claude.json` moves inside it: "If you set
+    CLAUDE_CONFIG_DIR, every ~/.claude path ... lives under that directory instead"
+    (code.claude.com/docs/en/claude-directory); `claude mcp list` under
+    `CLAUDE_CONFIG_DIR=$T/cfg` writes `$T/cfg/.claude.json`. The meter reads it the same way
+    (`meter/claude.py`), and so does the status line (`install/statusline.py`).
+    """
+    configured = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    return Path(configured).expanduser() if configured else _home() / ".claude"
+
+
+def claude_user_file() -> Path:
+    """Where Claude Code keeps user-scope MCP servers: `.claude.json` in `$CLAUDE_CONFIG_DIR`,
+    else in the home folder (beside `~/.claude`, not in it)."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    return (Path(configured).expanduser() if configured else _home()) / ".claude.json"
 
 
 def _codex_home() -> Path:
@@ -133,15 +156,15 @@ REGISTRY: dict[str, Agent] = {
         docs="https://code.claude.com/docs/en/mcp",
         file_format="json",
         servers_key=("mcpServers",),
-        user_file=lambda: _claude_dir() / ".claude.json",
+        user_file=claude_user_file,
         project_file=".mcp.json",
         entry_type="stdio",
         workspace=STARTS_IN_PROJECT,
         allows_comments=False,
-        user_markers=lambda: (_claude_dir() / ".claude.json", _claude_dir() / ".claude"),
+        user_markers=lambda: (claude_user_file(), claude_folder()),
         executables=("claude",),
         project_markers=(".mcp.json", ".claude"),
-        user_instructions=lambda: _claude_dir() / ".claude" / "CLAUDE.md",
+        user_instructions=lambda: claude_folder() / "CLAUDE.md",
         project_instructions="CLAUDE.md",
     ),
     # OpenAI Codex CLI: TOML, one [mcp_servers.<name>] table with command and args, in

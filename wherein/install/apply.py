@@ -6,8 +6,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from wherein.install.change import FileChange
 from wherein.install.files import delete_file, unified_diff, write_atomic
-from wherein.install.plan import INSTALL, FileChange, Plan
+from wherein.install.plan import INSTALL, Plan
 from wherein.install.record import forget, remember
 from wherein.install.statusline import LABEL as STATUS_LINE_LABEL
 

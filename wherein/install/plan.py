@@ -7,13 +7,13 @@ already says what install would write is left alone, which makes a second instal
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from wherein.errors import UsageError
 from wherein.install.agents import PINNED, PROJECT, REGISTRY, USER, Agent
+from wherein.install.change import FileChange, missing_dirs
 from wherein.install.files import read_text
 from wherein.install.instructions import with_snippet, without_snippet
 from wherein.install.jsonc import parse_json_document
@@ -25,9 +25,7 @@ __all__ = [
     "INSTALL",
     "SERVER_NAME",
     "UNINSTALL",
-    "FileChange",
     "Plan",
-    "missing_dirs",
     "plan_install",
     "plan_uninstall",
     "read_entry",
@@ -36,23 +34,6 @@ __all__ = [
 SERVER_NAME = "wherein"
 INSTALL = "install"
 UNINSTALL = "uninstall"
-
-
-@dataclass(frozen=True)
-class FileChange:
-    """One file to write (or delete, when `after` is None), and for whom."""
-
-    label: str
-    path: Path
-    before: str | None
-    after: str | None
-    created: Created = field(default_factory=Created)
-    project: Path | None = None  # the workspace, for a project's own file: no link followed
-    after_write: Callable[[], None] | None = field(default=None, compare=False)  # once written
-
-    @property
-    def changed(self) -> bool:
-        return self.before != self.after
 
 
 @dataclass
@@ -285,13 +266,3 @@ def _uninstall_change(
     owned = created.file or path.name == f"{SERVER_NAME}.json"
     after = None if owned and empty else text
     return FileChange(label, path, before, after, created, project)
-
-
-def missing_dirs(path: Path) -> list[str]:
-    """The folders above `path` that do not exist yet (install creates them)."""
-    missing = []
-    for parent in path.parents:
-        if parent.exists():
-            break
-        missing.append(str(parent))
-    return missing

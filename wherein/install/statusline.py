@@ -16,7 +16,6 @@ plain uninstall) puts it back. Doctor runs the command as Claude Code would and 
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import time
@@ -24,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from wherein.errors import ConfigError, UsageError
+from wherein.install.agents import claude_folder
+from wherein.install.change import FileChange, missing_dirs
 from wherein.install.command import server_command
 from wherein.install.files import read_text
 from wherein.install.jsonc import parse_json_document
@@ -53,9 +54,7 @@ def settings_file(scope: str, workspace: Path) -> Path:
     """Claude Code's settings file at `scope`: the user's, or the project's shared one."""
     if scope == "project":
         return workspace / PROJECT_FILES[0]
-    configured = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
-    folder = Path(configured).expanduser() if configured else Path.home() / ".claude"
-    return folder / "settings.json"
+    return claude_folder() / "settings.json"
 
 
 def statusline_command(command: list[str] | None = None) -> str:
@@ -87,7 +86,6 @@ def plan_statusline(
         UsageError: another status line is set there and `force` is not given.
         ConfigError: the settings file does not parse or cannot be read.
     """
-    from wherein.install.plan import FileChange, missing_dirs  # plan imports this module
 
     path = settings_file(scope, workspace)
     project = workspace if scope == "project" else None
@@ -129,7 +127,6 @@ def plan_statusline_removal(scope: str, workspace: Path):
     Raises:
         ConfigError: the settings file does not parse or cannot be read.
     """
-    from wherein.install.plan import FileChange  # plan imports this module
 
     path = settings_file(scope, workspace)
     project = workspace if scope == "project" else None

@@ -8,19 +8,15 @@ text alternative comes from `charts.py` and `report.py`.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import html
 import json
-import os
 import re
-import tempfile
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
 
 from wherein import __version__
-from wherein.errors import UsageError
+from wherein.html_page import csp_hash, page_head, write_page_file
+from wherein.html_page import escape as _e
 from wherein.meter.charts import chart_specs
 from wherein.meter.report import BREAKDOWN_COLUMNS, NO_RECALL_YET, breakdown_cells, report_rows
 
@@ -52,21 +48,12 @@ def render_html(summary: dict, *, generated: datetime | None = None) -> str:
     data = {"charts": [_chart_data(spec) for spec in specs.values()]}
     policy = (
         "default-src 'none'; "
-        f"script-src {_script_hash(chart_js)} {_script_hash(page_js)}; "
+        f"script-src {csp_hash(chart_js)} {csp_hash(page_js)}; "
         "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
     )
     when = (generated or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
-        "<!doctype html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_e(_page_title(summary))}</title>",
-        f"<style>\n{_asset('report.css')}</style>",
-        "</head>",
-        "<body>",
+        *page_head(policy, _page_title(summary), "\n" + _asset("report.css")),
         *_header(summary, rows),
         *_steps_section(specs["steps"], specs["sessions"]),
         *_chart_section("cost-by-day", "2", specs["cost"]),
@@ -91,34 +78,11 @@ def write_html(summary: dict, path: Path) -> int:
     Raises:
         UsageError: the file or its folder cannot be written.
     """
-    data = render_html(summary).encode("utf-8")
-    path = Path(path).expanduser()
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=".wherein-", suffix=".html", dir=path.parent)
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-    except OSError as err:
-        reason = err.strerror or str(err)
-        raise UsageError(
-            f"Cannot write the HTML report to {path}: {reason}. Choose a file in a folder you "
-            "can write to."
-        ) from err
-    return len(data)
+    return write_page_file(render_html(summary), path)
 
 
 def _asset(name: str) -> str:
     return resources.files("wherein.meter").joinpath(ASSETS, name).read_text("utf-8")
-
-
-def _script_hash(text: str) -> str:
-    digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
-    return f"'sha256-{digest}'"
 
 
 def _checked_script(text: str) -> str:
@@ -150,10 +114,6 @@ def _chart_data(spec: dict) -> dict:
         "empty",
     )
     return {key: spec.get(key) for key in keep}
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _page_title(summary: dict) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wherein.errors import UsageError, WhereinError
+from wherein.errors import LedgerMissing, UsageError
 from wherein.meter.claude import PROJECTS_DIR, claude_candidates, claude_transcripts
 from wherein.meter.codex import codex_rollouts, codex_sessions_dir
 from wherein.meter.jsonl import ReadStats
@@ -25,10 +25,6 @@ from wherein.meter.table import RequestTable
 __all__ = ["Ledger", "LedgerMissing", "LedgerSet", "find_ledgers", "read_ledgers"]
 
 DEDUPE_RULES = (DEDUPE_LARGEST, DEDUPE_FIRST)
-
-
-class LedgerMissing(WhereinError):
-    """No agent ledger was found to read."""
 
 
 @dataclass(frozen=True)

@@ -28,24 +28,22 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import select
 import sys
 import time
-import zlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, TextIO
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple, TextIO
 
-from wherein.index.location import data_home
 from wherein.meter.bounds import OutOfRange
 from wherein.meter.responses import RECALL_TOOL, SYNTHETIC_MODEL, response_usage
+from wherein.meter.statusline_state import SessionState, load_state, save_state, state_path
 from wherein.meter.usage import SEARCH_ACTION, session_rows, usage_path
-from wherein.safe_files import UnsafeFile, open_regular, write_atomic
+from wherein.safe_files import UnsafeFile, open_regular
 from wherein.untrusted import one_line
 
 if TYPE_CHECKING:
-    from wherein.meter.prices import PriceBook
+    pass
 
 __all__ = [
     "NO_SESSION",
@@ -61,11 +59,6 @@ STDIN_MAX_BYTES = 1 << 20  # the object Claude Code sends is a few KB
 STDIN_WAIT_S = 1.0  # it writes the object and closes stdin; a pipe left open is not waited on
 TRANSCRIPT_READ_BYTES = 4 << 20  # per refresh: 40-80 ms of parsing at worst
 TRANSCRIPT_MAX_BYTES = 4 << 30  # as the baseline reader's cap (jsonl.LEDGER_FILE_MAX_BYTES)
-STATE_DIR = "statusline"
-STATE_MAX_BYTES = 16 << 20
-STATE_KEEP_S = 30 * 86_400  # a session's state unused for a month is removed
-STATE_VERSION = 2
-RECENT_RESPONSES = 512  # responses whose streamed copies may still arrive
 NO_SESSION = "Recall: no session yet"
 NO_CALLS = "Recall: no calls yet"
 SEPARATORS = {True: (" · ", "≥"), False: (" | ", ">=")}
@@ -97,101 +90,6 @@ def parse_input(data: bytes | None) -> SessionInput | None:
     return SessionInput(session, path)
 
 
-class _State:
-    """What the last refresh read of the session, so this one reads only what came after.
-
-    Streamed copies of a response are merged as `baseline` merges them (the fullest kept), in
-    a map of the last RECENT_RESPONSES responses; older ones are settled into totals, since a
-    copy never arrives hundreds of responses after its first line. A plain class: the rest of
-    this module avoids what it need not import (dataclasses alone takes longer to import
-    than the status line takes to answer).
-    """
-
-    def __init__(self, session: str) -> None:
-        self.session = session
-        self.files: dict[str, list[int]] = {}  # transcript path -> [inode, offset read to]
-        self.recent: dict[str, list] = {}  # response key -> [tokens, USD or None]
-        self.settled_usd = 0.0
-        self.settled_unpriced = 0
-        self.tool_ids: list[str] = []  # the last recall tool_use ids seen
-        self.recall_calls = 0  # recall tool_use blocks in the transcripts
-        self.unnamed = 0  # response lines without a message id, each its own request
-        self.usage = [0, 0, 0, 0, 0]  # usage.jsonl: inode, offset read to, searches, chars
-        self.usage_read = False
-        self.behind = False  # a transcript still has bytes this refresh did not read
-        self.prices: PriceBook | None = None  # loaded when a response needs pricing
-
-    @property
-    def usd(self) -> float:
-        return self.settled_usd + sum(c for _, c in self.recent.values() if c is not None)
-
-    @property
-    def unpriced(self) -> int:
-        return self.settled_unpriced + sum(1 for _, c in self.recent.values() if c is None)
-
-    def restart_transcripts(self) -> None:
-        """Forget what was read of the transcripts (one was replaced or cut)."""
-        self.files.clear()
-        self.recent.clear()
-        self.settled_usd, self.settled_unpriced = 0.0, 0
-        self.tool_ids.clear()
-        self.recall_calls = self.unnamed = 0
-        self.behind = True
-
-    def keep(self, key: str, tokens: int, usd: float | None) -> None:
-        self.recent[key] = [tokens, usd]
-        while len(self.recent) > RECENT_RESPONSES:
-            _, (_, settled) = _pop_oldest(self.recent)
-            if settled is None:
-                self.settled_unpriced += 1
-            else:
-                self.settled_usd += settled
-
-    def to_json(self) -> dict:
-        return {
-            "version": STATE_VERSION,
-            "session": self.session,
-            "files": self.files,
-            "recent": self.recent,
-            "settled": [self.settled_usd, self.settled_unpriced],
-            "tool_ids": self.tool_ids[-RECENT_RESPONSES:],
-            "recall_calls": self.recall_calls,
-            "unnamed": self.unnamed,
-            "usage": self.usage,
-        }
-
-    @classmethod
-    def from_json(cls, value: Any, session: str) -> _State:
-        """The state saved for `session`, or a fresh one (damaged, or another session's)."""
-        state = cls(session)
-        if not isinstance(value, dict) or value.get("version") != STATE_VERSION:
-            return state
-        if value.get("session") != session:
-            return state
-        try:
-            state.files = {str(k): [int(v[0]), int(v[1])] for k, v in value["files"].items()}
-            state.recent = {
-                str(k): [int(v[0]), None if v[1] is None else float(v[1])]
-                for k, v in value["recent"].items()
-            }
-            state.settled_usd = float(value["settled"][0])
-            state.settled_unpriced = int(value["settled"][1])
-            state.tool_ids = [str(t) for t in value["tool_ids"]]
-            state.recall_calls = int(value["recall_calls"])
-            state.unnamed = int(value["unnamed"])
-            state.usage = [int(v) for v in value["usage"]][:5]
-        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
-            return cls(session)  # damaged: read again from the start
-        if len(state.usage) != 5:
-            state.usage = [0, 0, 0, 0, 0]
-        return state
-
-
-def _pop_oldest(mapping: dict) -> tuple:
-    key = next(iter(mapping))
-    return key, mapping.pop(key)
-
-
 def run_statusline(
     stdin: BinaryIO, stdout: TextIO, environ: Mapping[str, str] | None = None
 ) -> int:
@@ -211,15 +109,15 @@ def _status_line(data: bytes | None, environ: Mapping[str, str] | None, rich: bo
     session = parse_input(data)
     if session is None:
         return NO_SESSION
-    path = _state_path(session.session, environ)
-    state = _load_state(path, session.session)
+    path = state_path(session.session, environ)
+    state = load_state(path, session.session)
     before = json.dumps(state.to_json())
     _read_usage(state, usage_path(environ))
     budget = TRANSCRIPT_READ_BYTES
     for transcript in _transcript_files(session.transcript):
         budget -= _read_new(transcript, state, environ, budget)
     if json.dumps(state.to_json()) != before:
-        _save_state(path, state)
+        save_state(path, state)
     _, _, calls, returned, source = state.usage
     has_cost = bool(state.files)  # no transcript there (yet): no cost to show
     return format_status(
@@ -234,7 +132,7 @@ def _status_line(data: bytes | None, environ: Mapping[str, str] | None, rich: bo
     )
 
 
-def _read_usage(state: _State, ledger: Path) -> None:
+def _read_usage(state: SessionState, ledger: Path) -> None:
     """Add the session's search rows the usage ledger gained since the last refresh."""
     inode, offset, calls, returned, source = state.usage
     since = (inode, offset) if offset else None
@@ -338,14 +236,6 @@ def _read_stdin(stream: BinaryIO) -> bytes | None:
     return b"".join(parts) or None
 
 
-def _state_path(session: str, environ: Mapping[str, str] | None) -> Path:
-    """`<data home>/statusline/<session>.json`: the id's safe characters (a uuid keeps them
-    all) and a checksum; the file names its session, so a collision only costs a re-read."""
-    safe = re.sub(r"[^A-Za-z0-9_-]", "_", session)[:64]
-    check = zlib.crc32(session.encode("utf-8", "surrogatepass"))
-    return data_home(environ) / STATE_DIR / f"{safe}-{check:08x}.json"
-
-
 def _transcript_files(transcript: Path | None) -> list[Path]:
     """The transcript and its subagents' (`<session>/subagents/*.jsonl` beside it), whose
     requests count in the session as they do in `baseline`."""
@@ -358,7 +248,9 @@ def _transcript_files(transcript: Path | None) -> list[Path]:
     return found
 
 
-def _read_new(path: Path, cost: _State, environ: Mapping[str, str] | None, budget: int) -> int:
+def _read_new(
+    path: Path, cost: SessionState, environ: Mapping[str, str] | None, budget: int
+) -> int:
     """Read what `path` gained since its offset, whole lines only; returns the bytes read."""
     try:
         handle = open_regular(path, max_bytes=TRANSCRIPT_MAX_BYTES)
@@ -398,7 +290,7 @@ class _Ignored:
 _IGNORED = _Ignored()
 
 
-def _add_line(raw: bytes, cost: _State, environ: Mapping[str, str] | None) -> None:
+def _add_line(raw: bytes, cost: SessionState, environ: Mapping[str, str] | None) -> None:
     try:
         line = json.loads(raw)
     except ValueError:
@@ -445,7 +337,7 @@ def _add_line(raw: bytes, cost: _State, environ: Mapping[str, str] | None) -> No
     cost.keep(key, tokens, usd)
 
 
-def _count_recall(content: list, cost: _State) -> None:
+def _count_recall(content: list, cost: SessionState) -> None:
     for block in content:
         if not (isinstance(block, dict) and block.get("type") == "tool_use"):
             continue
@@ -458,49 +350,3 @@ def _count_recall(content: list, cost: _State) -> None:
                 continue
             cost.tool_ids.append(tool_id)
         cost.recall_calls += 1
-
-
-def _load_state(path: Path, session: str) -> _State:
-    """Last refresh's state for `session`, or a fresh one (none yet, damaged, or another's)."""
-    try:
-        handle = open_regular(path, max_bytes=STATE_MAX_BYTES)
-    except UnsafeFile:
-        return _State(session)
-    if handle is None:
-        return _State(session)
-    with handle:
-        data = handle.read()
-    try:
-        value = json.loads(data)
-    except ValueError:
-        return _State(session)
-    return _State.from_json(value, session)
-
-
-def _save_state(path: Path, state: _State) -> None:
-    data = json.dumps(state.to_json(), separators=(",", ":"), allow_nan=False)
-    fresh = not path.exists()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Not flushed to disk: a state lost in a crash costs one slower refresh, and the
-        # status bar should not wait on the disk after every message.
-        write_atomic(path, data.encode("utf-8", "surrogatepass"), durable=False)
-    except (OSError, UnsafeFile):
-        return  # the next refresh reads the transcript again: slower, never wrong
-    if fresh:
-        _prune_states(path.parent)
-
-
-def _prune_states(folder: Path) -> None:
-    """Remove the state of sessions not refreshed for STATE_KEEP_S (run once per session)."""
-    cutoff = time.time() - STATE_KEEP_S
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            if entry.name.endswith(".json") and entry.stat(follow_symlinks=False).st_mtime < cutoff:
-                os.unlink(entry.path)
-        except OSError:
-            continue

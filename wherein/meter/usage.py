@@ -1,22 +1,20 @@
-"""wherein's own usage rows: one line per recall call in `$WHEREIN_HOME/usage.jsonl`.
+"""Reading wherein's own usage ledger: every row for `baseline`, one session's for the status line.
 
-The agent tool appends `{"time", "session", "workspace", "action", "results",
-"returned_chars", "source_chars", "paths_hash"}` per call. They say which sessions used
-recall where a ledger cannot (Codex rollouts, generic ledgers), joined by session id, and
-how much text recall returned against the source it was drawn from.
+The rows (`usage_ledger.UsageRow`) say which sessions used recall where a ledger cannot
+(Codex rollouts, generic ledgers), joined by session id, and how much text recall returned
+against the source it was drawn from.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from wherein.index.location import data_home
-from wherein.meter.bounds import OutOfRange, check_count, check_time
+from wherein.meter.bounds import OutOfRange
 from wherein.safe_files import UnsafeFile, open_regular
+from wherein.usage_ledger import SEARCH_ACTION, UsageRow, parse_usage_row, usage_path
 
 if TYPE_CHECKING:
     from wherein.meter.jsonl import ReadStats
@@ -31,29 +29,9 @@ __all__ = [
     "usage_path",
 ]
 
-USAGE_FILE_NAME = "usage.jsonl"
-SEARCH_ACTION = "search"  # the action that puts excerpts in the model's context
 # A row is about 250 bytes: 64 MiB holds the last quarter of a million recall calls.
 SESSION_TAIL_BYTES = 64 << 20
 USAGE_FILE_MAX_BYTES = 4 << 30  # as every ledger (jsonl.LEDGER_FILE_MAX_BYTES)
-
-
-class UsageRow(NamedTuple):
-    """One recall call as the tool logged it (a NamedTuple: `wherein statusline` reads these
-    on every refresh and does without dataclasses' import)."""
-
-    time: float
-    session: str
-    workspace: str
-    action: str
-    results: int
-    returned_chars: int
-    source_chars: int
-
-
-def usage_path(environ: Mapping[str, str] | None = None) -> Path:
-    """`<data home>/usage.jsonl`, where the agent tool appends its rows."""
-    return data_home(environ) / USAGE_FILE_NAME
 
 
 def read_usage(path: Path, stats: ReadStats) -> list[UsageRow]:
@@ -66,7 +44,7 @@ def read_usage(path: Path, stats: ReadStats) -> list[UsageRow]:
     rows = []
     for line in iter_json_lines(path, stats):
         try:
-            row = _row(line)
+            row = parse_usage_row(line)
         except OutOfRange as err:
             stats.note_rejected(path, err.reason)
             continue
@@ -97,7 +75,7 @@ def session_rows(
     read, and only what the ledger gained after it is read; without it (or once the file was
     replaced or cut) the last `tail_bytes`, since a session's rows are recent: a ledger of
     years is never read whole. Rows are found by the bytes the tool writes for this session
-    (`"session": "<id>"`, `plugin/usage.py`) before any line is parsed. A link, FIFO or
+    (`"session": "<id>"`, `usage_ledger.py`) before any line is parsed. A link, FIFO or
     unreadable file gives no rows.
     """
     needle = b'"session": ' + json.dumps(session, ensure_ascii=False).encode(
@@ -128,27 +106,10 @@ def session_rows(
         begin = data.rfind(b"\n", 0, at) + 1
         stop = data.find(b"\n", at)
         try:
-            row = _row(json.loads(data[begin:stop]))
+            row = parse_usage_row(json.loads(data[begin:stop]))
         except (ValueError, OutOfRange):  # not JSON, or a value out of range
             row = None
         if row is not None and row.session == session:
             rows.append(row)
         at = data.find(needle, stop)
     return SessionRead(rows, info.st_ino, start + end)
-
-
-def _row(line: object) -> UsageRow | None:
-    if not isinstance(line, dict):
-        return None
-    when = check_time(line.get("time"))
-    session, action = line.get("session"), line.get("action")
-    workspace = line.get("workspace", "")
-    results, returned = line.get("results"), line.get("returned_chars")
-    source = line.get("source_chars")
-    if when is None or not isinstance(session, str) or not session:
-        return None
-    if not isinstance(action, str) or not isinstance(workspace, str):
-        return None
-    if not (check_count(results) and check_count(returned) and check_count(source)):
-        return None
-    return UsageRow(when, session, workspace, action, results, returned, source)

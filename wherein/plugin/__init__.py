@@ -7,15 +7,11 @@ readers should not pay it.
 
 from wherein.plugin.session import RecallSession
 from wherein.plugin.tool import RecallOutcome, run_recall
-from wherein.plugin.usage import UsageMeter, UsageRow, append_usage_row, paths_hash, usage_path
+from wherein.plugin.usage import UsageMeter
 
 __all__ = [
     "RecallOutcome",
     "RecallSession",
     "UsageMeter",
-    "UsageRow",
-    "append_usage_row",
-    "paths_hash",
     "run_recall",
-    "usage_path",
 ]

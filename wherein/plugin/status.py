@@ -10,19 +10,22 @@ from pathlib import Path
 from typing import Any
 
 from wherein.config import Settings
-from wherein.embedding.probe import describe_embedder
+from wherein.embedding.probe import EmbedderStatus, describe_embedder, refused_embedder
 from wherein.errors import ConfigError
-from wherein.index.status import read_status
-from wherein.redaction import redact
+from wherein.index.status import IndexStatus, read_status
 
 __all__ = ["describe_status"]
 
 
 def describe_status(workspace: Path, settings: Settings, building: bool) -> tuple[dict, list]:
     """The `index` and `embedding` blocks of a status result, and its sentences."""
-    raw = read_status(workspace)
-    index = _index_fields(raw)
-    embedding = _embedding_fields(settings, raw.get("embedder"))
+    status = read_status(workspace)
+    try:
+        embedder = describe_embedder(settings, status.embedder)
+    except ConfigError as err:  # the MCP status still shows the index; the CLI exits 2
+        embedder = refused_embedder(settings, err)
+    index = _index_fields(status)
+    embedding = _embedding_fields(settings, embedder)
     lines = [
         f"Workspace {workspace}.",
         _index_sentence(index, building),
@@ -31,38 +34,33 @@ def describe_status(workspace: Path, settings: Settings, building: bool) -> tupl
     return {"index": index, "embedding": embedding}, lines
 
 
-def _index_fields(raw: dict[str, Any]) -> dict[str, Any]:
-    """The index block, field by field, so a new status field cannot break the schema."""
-    index: dict[str, Any] = {"exists": bool(raw["exists"]), "path": raw["index_path"]}
-    for key in ("files", "skipped_files", "chunks", "vectors", "embedder", "size_bytes", "error"):
-        if key in raw:
-            index[key] = raw[key]
-    if "pending" in raw:
-        index["pending"] = {"files": raw["pending"]["files"], "chunks": raw["pending"]["chunks"]}
+def _index_fields(status: IndexStatus) -> dict[str, Any]:
+    """The MCP `index` block (docs/contracts.md): the counts only when they were read."""
+    index: dict[str, Any] = {"exists": status.exists, "path": str(status.index_path)}
+    if status.error is not None:
+        index["error"] = status.error
+    elif status.exists:
+        index |= {
+            "files": status.files,
+            "skipped_files": status.skipped_files,
+            "chunks": status.chunks,
+            "vectors": status.vectors,
+            "embedder": status.embedder,
+            "size_bytes": status.size_bytes,
+            "pending": {"files": status.pending_files, "chunks": status.pending_chunks},
+        }
     return index
 
 
-def _embedding_fields(settings: Settings, indexed: str | None) -> dict[str, Any]:
-    try:
-        described, error = describe_embedder(settings, indexed)
-    except ConfigError as err:
-        provider = settings["embedding.provider"]
-        described = {
-            "provider": provider,
-            "model": settings["embedding.model"],
-            "dim": None,
-            "url": None,
-            "answered": False,
-        }
-        error = redact(str(err), settings["embedding.api_key"])
+def _embedding_fields(settings: Settings, embedder: EmbedderStatus) -> dict[str, Any]:
     return {
-        "provider": described["provider"],
-        "model": described["model"],
-        "dim": described["dim"],
-        "in_process": described["url"] is None and error is None,
-        "url": described["url"],
-        "answered": described["answered"],
-        "error": error,
+        "provider": embedder.provider,
+        "model": embedder.model,
+        "dim": embedder.dim,
+        "in_process": embedder.in_process,
+        "url": embedder.url,
+        "answered": embedder.answered,
+        "error": embedder.error,
         "api_key_set": bool(settings["embedding.api_key"]),
         "allow_remote": bool(settings["embedding.allow_remote"]),
     }

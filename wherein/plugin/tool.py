@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,10 +30,10 @@ from wherein.plugin.schema import ACTIONS, AGENT_MAX_LIMIT, clean_arguments, val
 from wherein.plugin.scoping import folder_inside
 from wherein.plugin.session import RecallSession
 from wherein.plugin.status import describe_status
-from wherein.plugin.usage import UsageRow, append_usage_row, paths_hash, utc_now
 from wherein.roots import plan_roots
 from wherein.search import SearchResult, run_related, run_search
 from wherein.untrusted import one_line
+from wherein.usage_ledger import UsageRow, append_usage_row, paths_hash
 
 __all__ = ["RecallOutcome", "run_recall"]
 
@@ -142,7 +143,7 @@ def _finish(session: RecallSession, action: str, parts: _Parts) -> RecallOutcome
     session.meter.record(action, returned, parts.source_chars, ok=parts.ok)
     append_usage_row(
         UsageRow(
-            time=utc_now(),
+            time=time.time(),
             session=session.id,
             workspace=str(session.workspace),
             action=action,

@@ -1,8 +1,8 @@
-"""One question to a local chat model, through the embedding endpoint guard.
+"""One question to a local chat model, through the guarded endpoint (`wherein.endpoint`).
 
 Query expansion and reranking both send text from the repository or the query to a model
-server, so they go through exactly what the embedders use (`wherein.embedding.guard` and
-`build_client`): a loopback-only URL resolved once, pinned addresses, no redirects, no
+server, so they go through exactly what the embedders use (`wherein.endpoint.guard` and
+`wherein.endpoint.client`): a loopback-only URL resolved once, pinned addresses, no redirects, no
 environment proxies. Two dialects: Ollama's `/api/chat` and OpenAI's `/v1/chat/completions`
 (llama.cpp's server, LM Studio, vLLM, Ollama too).
 
@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wherein.config import Settings
 from wherein.errors import ModelStepError, ModelTimeout
 from wherein.redaction import server_text
+from wherein.settings import Settings
 
 if TYPE_CHECKING:
     import httpx
@@ -113,8 +113,7 @@ def load_client() -> None:
     A worker importing httpx while the search thread imports the embedding model would
     contend for the same import locks, and on a cold start spend its deadline importing.
     """
-    import wherein.embedding.http  # noqa: F401
-    import wherein.embedding.transport  # noqa: F401
+    import wherein.endpoint.client  # noqa: F401
 
 
 def ask_model(target: ChatModel, system: str, user: str, *, timeout_s: float) -> str:
@@ -127,8 +126,8 @@ def ask_model(target: ChatModel, system: str, user: str, *, timeout_s: float) ->
         ModelTimeout: no answer before the deadline.
         ModelStepError: the server is down, refused, redirected or answered without content.
     """
-    from wherein.embedding.guard import open_endpoint
-    from wherein.embedding.http import build_client
+    from wherein.endpoint.client import build_client
+    from wherein.endpoint.guard import open_endpoint
 
     endpoint = open_endpoint(target.url, allow_remote=target.allow_remote, key=target.url_key)
     if target.dialect == OPENAI:

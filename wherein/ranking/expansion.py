@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from wherein.config import Settings
 from wherein.ranking.chat import ask_model, chat_model, json_block, load_client
 from wherein.ranking.step import FAILED, USED, PendingStep, StepStatus, downgrade, start_step
+from wherein.settings import Settings
 
 __all__ = [
     "MAX_PHRASINGS",

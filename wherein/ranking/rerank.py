@@ -21,9 +21,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from wherein.config import Settings
 from wherein.ranking.chat import ask_model, chat_model, json_block, load_client
 from wherein.ranking.step import FAILED, OFF, USED, StepStatus, downgrade, start_step
+from wherein.settings import Settings
 
 __all__ = [
     "MAX_PASSAGE_CHARS",

@@ -8,19 +8,30 @@ file more likely the answer; tests, examples, docs and legacy copies crowd the
 list unless the query asks for them; and one file should not take six slots.
 
 Each adjustment is proportional to the best fused score, so none depends on
-the scale of RRF scores. The constants were chosen on the visible development
-benchmark (../shared/bench) and kept only where the ablation in the README
-shows they help.
+the scale of RRF scores. The constants were chosen on the development benchmark
+that `scripts/bench.py` runs, and kept only where switching the signal off costs
+quality there (`--ablate`; the README's "Ablation" table has the numbers).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from wherein.ranking.paths import (
+    LEGACY_PENALTY,
+    PathFacts,
+    copied_directories,
+    in_copy,
+    is_doc_path,
+    is_test_path,
+    path_facts,
+    path_penalty,
+    wanted_kinds,
+)
 from wherein.ranking.tokens import STOPWORDS, identifier_parts, tokenize
 
 __all__ = [
@@ -33,8 +44,6 @@ __all__ = [
     "is_test_path",
     "query_identifiers",
 ]
-
-SIGNALS = frozenset({"definition", "path", "coherence", "penalty", "diversity"})
 
 # A chunk that defines the symbol asked for jumps ahead of any mere use.
 DEFINITION_BOOST = 1.0
@@ -50,46 +59,6 @@ PATH_MIN_RATIO = 0.1
 COHERENCE_BOOST = 0.2
 # Each further chunk from one file counts for this fraction of the one before.
 DIVERSITY_DECAY = 0.5
-
-_TEST_PATH = re.compile(
-    r"(^|/)(tests?|testing|__tests__|spec|specs|test_?data|fixtures)/"
-    r"|(^|/)(test_[^/]*|[^/]*_test\.[^/]+|[^/]*_tests\.[^/]+|[^/]*\.(test|spec)\.[^/]+"
-    r"|[^/]*Tests?\.[^/]+|conftest\.py)$"
-)
-_EXAMPLE_PATH = re.compile(r"(^|/)(_?examples?|samples?|demos?|docs?_src|benchmarks?)/")
-_DOC_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(md|rst|txt|adoc)$", re.IGNORECASE)
-_LEGACY_PATH = re.compile(r"(^|/)(_?compat|legacy|deprecated|vendor(ed)?|third_party|_vendor)/")
-_INIT_FILE = re.compile(r"(^|/)(__init__\.py|package-info\.java|index\.d\.ts)$")
-
-# A folder is an older copy of its parent when this many of its file names, and this
-# share of them, repeat the parent's (pydantic/v1 repeats 20 of pydantic's 25 names).
-COPY_MIN_SHARED = 3
-COPY_MIN_SHARE = 0.3
-_VERSION_FOLDER = re.compile(r"v\d+|old|_?legacy_?v?\d*", re.IGNORECASE)
-_PACKAGE_MARKERS = frozenset(
-    {"__init__.py", "__main__.py", "index.js", "index.ts", "mod.rs", "lib.rs", "main.go"}
-)
-
-TEST_PENALTY = 0.3
-EXAMPLE_PENALTY = 0.3
-DOC_PENALTY = 0.5
-LEGACY_PENALTY = 0.3
-INIT_PENALTY = 0.5
-TYPE_STUB_PENALTY = 0.7
-# In the order path_penalty multiplies them.
-_KIND_PENALTIES = (
-    ("test", TEST_PENALTY),
-    ("example", EXAMPLE_PENALTY),
-    ("doc", DOC_PENALTY),
-    ("legacy", LEGACY_PENALTY),
-)
-
-_QUERY_WANTS = {
-    "test": ("test", "tests", "testing", "spec", "fixture", "fixtures"),
-    "example": ("example", "examples", "sample", "demo", "tutorial"),
-    "doc": ("doc", "docs", "documentation", "readme", "changelog", "guide"),
-    "legacy": ("compat", "legacy", "deprecated", "vendor", "vendored"),
-}
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*")
 
@@ -147,53 +116,10 @@ def _defines(candidate: Candidate, names: set[str]) -> bool:
     return not _symbol_names(candidate.symbols).isdisjoint(names)
 
 
-@dataclass(frozen=True)
-class _PathFacts:
-    """What the signals read from a path, whatever the query: worked out once per path."""
-
-    words: frozenset[str]  # the file stem's and the two nearest folders' tokens
-    prefixes: frozenset[str]  # the first four letters of each word of four or more
-    stem: str  # the file name before its first dot, lower-cased, leading `_` dropped
-    kinds: frozenset[str]  # which of test, example, doc, legacy the path looks like
-    init: bool
-    stub: bool
-
-
-@lru_cache(maxsize=65536)
-def _path_facts(path: str) -> _PathFacts:
-    words = _path_words(path)
-    kinds = {
-        kind
-        for kind, pattern in (
-            ("test", _TEST_PATH),
-            ("example", _EXAMPLE_PATH),
-            ("doc", _DOC_PATH),
-            ("legacy", _LEGACY_PATH),
-        )
-        if pattern.search(path)
-    }
-    return _PathFacts(
-        words=frozenset(words),
-        prefixes=frozenset(w[:4] for w in words if len(w) >= 4),
-        stem=path.rsplit("/", 1)[-1].split(".")[0].lower().lstrip("_"),
-        kinds=frozenset(kinds),
-        init=bool(_INIT_FILE.search(path)),
-        stub=path.endswith(".d.ts"),
-    )
-
-
 def _file_named_for(path: str, name: str) -> bool:
-    stem = _path_facts(path).stem
+    stem = path_facts(path).stem
     name = name.lower()
     return stem in (name, name.replace("_", ""), name + "s") or stem.rstrip("s") == name
-
-
-def _path_words(path: str) -> set[str]:
-    parts = path.split("/")
-    words = set(tokenize(parts[-1].rsplit(".", 1)[0]))
-    for folder in parts[-3:-1]:
-        words.update(tokenize(folder))
-    return words
 
 
 def _keywords(query: str) -> list[str]:
@@ -210,7 +136,7 @@ def _keyword_keys(keywords: Sequence[str]) -> list[tuple[frozenset[str], str | N
     return [(frozenset(tokenize(k)), k[:4] if len(k) >= 4 else None) for k in keywords]
 
 
-def _path_ratio(facts: _PathFacts, keys: Sequence[tuple[frozenset[str], str | None]]) -> float:
+def _path_ratio(facts: PathFacts, keys: Sequence[tuple[frozenset[str], str | None]]) -> float:
     """The share of keywords the path names: a token in common, or a word of four letters
     or more that begins with the keyword's first four (`cookie` meets `cookies`)."""
     if not keys:
@@ -222,66 +148,93 @@ def _path_ratio(facts: _PathFacts, keys: Sequence[tuple[frozenset[str], str | No
     return hits / len(keys)
 
 
-def _wants(query: str) -> set[str]:
-    words = {w.lower() for w in re.findall(r"\w+", query)}
-    return {kind for kind, triggers in _QUERY_WANTS.items() if words & set(triggers)}
+@dataclass(frozen=True)
+class _Query:
+    """What every signal reads of one query, worked out once per search."""
+
+    text: str
+    top: float  # the best fused score: each boost is a share of it
+    symbol: bool  # the whole query is one identifier
+    copies: frozenset[str]
 
 
-def is_test_path(path: str) -> bool:
-    """A test file or a file in a test folder (`tests/`, `test_x.py`, `x.spec.ts`, ...)."""
-    return bool(_TEST_PATH.search(path))
+# A scoring signal adds to or multiplies each candidate's score in place.
+ScoringSignal = Callable[[_Query, Sequence[Candidate], list[float]], None]
 
 
-def is_doc_path(path: str) -> bool:
-    """Documentation: a prose file (`.md`, `.rst`, ...) or anything under `docs/`."""
-    return bool(_DOC_PATH.search(path))
+def _coherence(query: _Query, candidates: Sequence[Candidate], scores: list[float]) -> None:
+    """A file's best chunk gains in proportion to the file's share of the candidate score."""
+    per_file: dict[str, float] = {}
+    best_of_file: dict[str, int] = {}
+    for i, c in enumerate(candidates):
+        per_file[c.path] = per_file.get(c.path, 0.0) + c.score
+        best = best_of_file.get(c.path)
+        if best is None or c.score > candidates[best].score:
+            best_of_file[c.path] = i
+    most = max(per_file.values())
+    for path, best in best_of_file.items():
+        scores[best] += COHERENCE_BOOST * query.top * per_file[path] / most
 
 
-def path_penalty(path: str, wants: set[str] | frozenset[str]) -> float:
-    """Multiplier for files that usually crowd out the answer unless asked for."""
-    facts = _path_facts(path)
-    factor = 1.0
-    for kind, penalty in _KIND_PENALTIES:
-        if kind in facts.kinds and kind not in wants:
-            factor *= penalty
-    if facts.init:
-        factor *= INIT_PENALTY
-    if facts.stub:
-        factor *= TYPE_STUB_PENALTY
-    return factor
+def _definition(query: _Query, candidates: Sequence[Candidate], scores: list[float]) -> None:
+    """A chunk that defines the symbol asked for beats chunks that merely use it."""
+    if query.symbol:
+        names = {query.text.strip().strip("`'\"()").lower()}
+        names.add(_last_segment(next(iter(names))))
+        scale = 1.0
+    else:
+        names = {w.lower() for w in query_identifiers(query.text)}
+        names |= {_last_segment(n) for n in names}
+        scale = EMBEDDED_IDENTIFIER_SCALE
+    if not names:
+        return
+    for i, c in enumerate(candidates):
+        if _defines(c, names):
+            bonus = DEFINITION_BOOST * scale * query.top
+            if any(_file_named_for(c.path, n) for n in names):
+                bonus *= 1 + DEFINITION_FILE_BONUS
+            scores[i] += bonus
 
 
-def copied_directories(paths: Iterable[str]) -> frozenset[str]:
-    """Folders that hold an older copy of their parent package (`pkg/v1/` beside `pkg/`).
-
-    A folder is a copy when its name is a version (`v1`, `v2`, `old`) and at least
-    COPY_MIN_SHARED of its file names, and COPY_MIN_SHARE of them, also stand in its
-    parent folder: `pydantic/v1/fields.py` beside `pydantic/fields.py`. Both are needed:
-    `api/v1/` beside `api/v2/` is the current API, not a copy, and a folder that merely
-    mirrors its parent's layout (`sympy/strategies/branch`) is no older version. Package
-    markers (`__init__.py`, `index.js`, `mod.rs`) are not evidence.
-    """
-    names: dict[str, set[str]] = {}
-    for path in paths:
-        folder, _, name = path.rpartition("/")
-        if name not in _PACKAGE_MARKERS:
-            names.setdefault(folder, set()).add(name)
-    copies = set()
-    for folder, files in names.items():
-        if not folder or not _VERSION_FOLDER.fullmatch(folder.rpartition("/")[2]):
-            continue
-        parent = folder.rpartition("/")[0]
-        shared = files & names.get(parent, set())
-        if len(shared) >= COPY_MIN_SHARED and len(shared) >= COPY_MIN_SHARE * len(files):
-            copies.add(folder)
-    return frozenset(copies)
+def _path(query: _Query, candidates: Sequence[Candidate], scores: list[float]) -> None:
+    """A file whose path names the query's keywords is evidence (not for a symbol query)."""
+    if query.symbol:
+        return
+    keys = _keyword_keys(_keywords(query.text))
+    boosts: dict[str, float | None] = {}  # one per file
+    for i, c in enumerate(candidates):
+        if c.path not in boosts:
+            ratio = _path_ratio(path_facts(c.path), keys)
+            boosts[c.path] = PATH_BOOST * query.top * ratio if ratio >= PATH_MIN_RATIO else None
+        boost = boosts[c.path]
+        if boost is not None:
+            scores[i] += boost
 
 
-def _in_copy(path: str, copies: frozenset[str], query_words: set[str]) -> bool:
-    for folder in copies:
-        if path.startswith(folder + "/"):
-            return folder.rpartition("/")[2].lower() not in query_words
-    return False
+def _penalty(query: _Query, candidates: Sequence[Candidate], scores: list[float]) -> None:
+    """Tests, examples, docs, legacy and older copies count for less unless asked for."""
+    wants = wanted_kinds(query.text)
+    query_words = {w.lower() for w in re.findall(r"\w+", query.text)} if query.copies else set()
+    factors: dict[str, tuple[float, bool]] = {}  # one per file
+    for i, c in enumerate(candidates):
+        if c.path not in factors:
+            older = bool(query.copies) and in_copy(c.path, query.copies, query_words)
+            factors[c.path] = (path_penalty(c.path, wants), older)
+        factor, older = factors[c.path]
+        scores[i] *= factor
+        if older:
+            scores[i] *= LEGACY_PENALTY
+
+
+# The scoring signals, in the order each candidate's score meets them: the boosts add,
+# then the penalties multiply. Diversity is not here: it re-orders the scored list.
+SCORING_SIGNALS: dict[str, ScoringSignal] = {
+    "coherence": _coherence,
+    "definition": _definition,
+    "path": _path,
+    "penalty": _penalty,
+}
+SIGNALS = frozenset({*SCORING_SIGNALS, "diversity"})
 
 
 def apply_signals(
@@ -301,84 +254,35 @@ def apply_signals(
     """
     if not candidates:
         return []
-    top = max(c.score for c in candidates) or 1.0
-
-    coherence: dict[int, float] = {}  # a file's best candidate -> its boost
-    if "coherence" in enabled:
-        per_file: dict[str, float] = {}
-        best_of_file: dict[str, int] = {}
-        for i, c in enumerate(candidates):
-            per_file[c.path] = per_file.get(c.path, 0.0) + c.score
-            best = best_of_file.get(c.path)
-            if best is None or c.score > candidates[best].score:
-                best_of_file[c.path] = i
-        most = max(per_file.values())
-        for path, best in best_of_file.items():
-            coherence[best] = COHERENCE_BOOST * top * per_file[path] / most
-
-    symbol_query = is_symbol_query(query)
-    names: set[str] = set()
-    scale = 1.0
-    if "definition" in enabled:
-        if symbol_query:
-            names = {query.strip().strip("`'\"()").lower()}
-            names.add(_last_segment(next(iter(names))))
-        else:
-            names = {w.lower() for w in query_identifiers(query)}
-            names |= {_last_segment(n) for n in names}
-            scale = EMBEDDED_IDENTIFIER_SCALE
-
-    by_path = "path" in enabled and not symbol_query
-    penalise = "penalty" in enabled
-    keys = _keyword_keys(_keywords(query)) if by_path else []
-    wants = _wants(query) if penalise else set()
-    in_copies = penalise and bool(copies)
-    query_words = {w.lower() for w in re.findall(r"\w+", query)} if in_copies else set()
-    # path -> (boost added, penalty factor, whether in an older copy): one per file.
-    effects: dict[str, tuple[float | None, float | None, bool]] = {}
-
-    # Each candidate's adjustments in a fixed order: coherence, definition, path, penalties.
-    scores = []
-    for i, c in enumerate(candidates):
-        score = c.score
-        boost = coherence.get(i)
-        if boost is not None:
-            score += boost
-        if names and _defines(c, names):
-            bonus = DEFINITION_BOOST * scale * top
-            if any(_file_named_for(c.path, n) for n in names):
-                bonus *= 1 + DEFINITION_FILE_BONUS
-            score += bonus
-        if by_path or penalise:
-            effect = effects.get(c.path)
-            if effect is None:
-                ratio = _path_ratio(_path_facts(c.path), keys) if by_path else 0.0
-                effect = effects[c.path] = (
-                    PATH_BOOST * top * ratio if ratio >= PATH_MIN_RATIO else None,
-                    path_penalty(c.path, wants) if penalise else None,
-                    in_copies and _in_copy(c.path, copies, query_words),
-                )
-            boost, factor, in_copy = effect
-            if boost is not None:
-                score += boost
-            if factor is not None:
-                score *= factor
-            if in_copy:
-                score *= LEGACY_PENALTY
-        scores.append(score)
-
+    facts = _Query(
+        text=query,
+        top=max(c.score for c in candidates) or 1.0,
+        symbol=is_symbol_query(query),
+        copies=copies,
+    )
+    scores = [c.score for c in candidates]
+    for name, signal in SCORING_SIGNALS.items():
+        if name in enabled:
+            signal(facts, candidates, scores)
     ordered = sorted(range(len(candidates)), key=lambda i: -scores[i])
     if "diversity" in enabled:
-        taken: dict[str, int] = {}
-        decayed = []
-        for i in ordered:
-            c = candidates[i]
-            n = taken.get(c.path, 0)
-            taken[c.path] = n + 1
-            decayed.append((scores[i] * DIVERSITY_DECAY**n, c))
-        decayed.sort(key=lambda pair: -pair[0])
-        return [_rescored(c, s) for s, c in decayed]
+        return _diversified(candidates, scores, ordered)
     return [_rescored(candidates[i], scores[i]) for i in ordered]
+
+
+def _diversified(
+    candidates: Sequence[Candidate], scores: list[float], ordered: list[int]
+) -> list[Candidate]:
+    """Each further chunk of one file counts for DIVERSITY_DECAY of the one before it."""
+    taken: dict[str, int] = {}
+    decayed = []
+    for i in ordered:
+        c = candidates[i]
+        n = taken.get(c.path, 0)
+        taken[c.path] = n + 1
+        decayed.append((scores[i] * DIVERSITY_DECAY**n, c))
+    decayed.sort(key=lambda pair: -pair[0])
+    return [_rescored(c, s) for s, c in decayed]
 
 
 def _rescored(c: Candidate, score: float) -> Candidate:

@@ -119,7 +119,7 @@ class PendingStep(Generic[T]):
 
     def _run(self, work: Callable[[], T]) -> None:
         # Here, not at the top: transport loads httpx, which a search with no step never needs.
-        from wherein.embedding.transport import request_deadline
+        from wherein.endpoint.transport import request_deadline
 
         try:
             # Reads, writes and connects end at the deadline too, so an abandoned call stops.

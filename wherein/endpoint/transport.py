@@ -21,7 +21,7 @@ from typing import Any
 import httpcore
 import httpx
 
-from wherein.embedding.guard import Endpoint
+from wherein.endpoint.guard import Endpoint
 
 __all__ = ["PinnedTransport", "request_deadline"]
 

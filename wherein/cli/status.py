@@ -1,0 +1,101 @@
+"""The `status` command: the index, the embedder and its endpoint, the focus and the roots.
+
+It reads the records `index.status.read_status` and `embedding.probe.describe_embedder`
+return and renders them twice: `--json` (docs/contracts.md) and lines of text.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from wherein.cli.arguments import settings_for, workspace_choice
+from wherein.cli.output import dump, show
+from wherein.errors import UsageError
+
+if TYPE_CHECKING:  # imported by the command itself: `import wherein.cli` stays light
+    from wherein.embedding.probe import EmbedderStatus
+    from wherein.index.status import IndexStatus
+
+__all__ = ["handle_status"]
+
+
+def handle_status(args: argparse.Namespace) -> int:
+    from wherein.embedding.probe import describe_embedder
+    from wherein.index.status import read_status
+    from wherein.roots import plan_roots
+    from wherein.scope import marker_names, resolve_scope
+
+    choice = workspace_choice(args)
+    workspace = choice.path
+    settings = settings_for(workspace)
+    plan = plan_roots(workspace, settings["scope.source_roots"])
+    index = read_status(workspace, marker_names(settings["scope.focus_markers"]), plan.extra)
+    try:
+        scope = resolve_scope(workspace, None, settings, roots=plan.extra).to_json()
+    except UsageError as err:  # a stale configured focus must not hide the rest of the status
+        scope = {"focus": settings["scope.focus"], "resolved_by": "explicit", "error": str(err)}
+    # A refused endpoint URL raises ConfigError here: exit 2, as for every command.
+    embedder = describe_embedder(settings, index.embedder)
+    status = index.to_json()
+    status["workspace_chosen_by"] = choice.to_json()
+    status["scope"] = scope
+    status["root_problems"] = list(plan.problems)
+    # "embedder" is the configured one and whether it answered; the index's stored identity
+    # moves to "index_embedder".
+    status.pop("embedder", None)
+    status["index_embedder"] = index.embedder
+    status["embedder"] = embedder.to_json()
+    status["endpoint_error"] = embedder.error
+    if args.json:
+        dump(status)
+        return 0
+    show(f"workspace  {index.workspace} ({choice.describe()})")
+    show(f"index      {index.index_path}")
+    show(f"endpoint   {_endpoint_line(embedder)}")
+    if not index.exists:
+        show("state      no index yet: run 'wherein index'")
+        _print_scopes(scope, index, plan.problems, settings["scope.focus_markers"])
+        return 0
+    if index.error is not None:
+        show(f"state      unreadable: {index.error}")
+        return 1
+    show(f"files      {index.files} indexed, {index.skipped_files} skipped")
+    show(f"chunks     {index.chunks} ({index.pending_chunks} waiting for a vector)")
+    show(f"embedder   {index.embedder or '(none yet)'}")
+    fast = index.fast_tier
+    if fast and (fast["model"] or fast["pending"]):
+        show(f"fast tier  {fast['chunks']} chunks, {fast['pending']} waiting ({fast['model']})")
+    _print_scopes(scope, index, plan.problems, settings["scope.focus_markers"])
+    return 0
+
+
+def _print_scopes(
+    scope: dict[str, Any], index: IndexStatus, problems: Sequence[str], markers: list[str]
+) -> None:
+    """The focus, the marked folders one could focus on, and the extra roots."""
+    focus = f"{scope['focus'] or '(whole workspace)'}, {scope['resolved_by']}"
+    show(f"focus      {focus}: {scope['error']}" if "error" in scope else f"focus      {focus}")
+    if markers and index.scopes is not None:
+        show(f"scopes     {len(index.scopes)} folders marked by {', '.join(markers)}")
+        for item in index.scopes:
+            show(f"  {item['focus']}  {item['chunks']} chunks in {item['files']} files")
+    for root in index.roots or []:
+        show(
+            f"root       {root['label']}={root['path']}  {root['chunks']} chunks in "
+            f"{root['files']} files"
+        )
+    for problem in problems:
+        show(f"unusable   {problem}")
+    if not index.roots and not problems:
+        show("roots      none: 'wherein roots suggest' lists library folders you could add")
+
+
+def _endpoint_line(embedder: EmbedderStatus) -> str:
+    name = f"{embedder.provider}, {embedder.model or 'default model'}"
+    if embedder.url is None:
+        return f"in process ({name})"
+    if embedder.answered:
+        return f"{embedder.url} ({name}, {embedder.dim} dims): answered"
+    return f"{embedder.url} ({name}): configured, no answer: {embedder.error}"

@@ -1,0 +1,155 @@
+"""What a configuration key is: its kind, its bounds, who may set it, and how a value is checked.
+
+The table of keys itself, and the trust rules that read `Trust`, are `wherein.config`'s.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from wherein.errors import ConfigError
+from wherein.untrusted import echo
+
+__all__ = [
+    "MAX_TIMEOUT_S",
+    "MIN_TIMEOUT_S",
+    "KeySpec",
+    "Trust",
+    "coerce_value",
+    "display_value",
+    "parse_text",
+]
+
+# Timeouts outside this range are clamped with a warning, never propagated: a NaN
+# deadline would otherwise read as "the model had nothing to say".
+MIN_TIMEOUT_S = 0.1
+MAX_TIMEOUT_S = 600.0
+
+
+class Trust(enum.Enum):
+    """What a workspace file or the agent may do with a key; the user may always set it."""
+
+    ANY = "any"  # a ranking or display choice
+    LOWER = "lower"  # a cap or a wait: may be lowered below the user's value, never raised
+    TURN_OFF = "turn_off"  # a stage that sends text to a model: may be turned off, never on
+    IN_PROCESS = "in_process"  # the provider: only one that keeps code in this process
+    INSIDE = "inside"  # folders: only inside the workspace
+    USER = "user"  # where code or keys go: the user's file or environment only
+    USER_FILE = "user_file"  # the user's own file only, not even the environment
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One configuration key: its default, how to parse it, and who may set it (and why)."""
+
+    default: Any
+    kind: str  # "int" | "float" | "bool" | "str" | "list" | "optional_str" | "timeout"
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: Callable[[], list[str]] | None = None
+    secret: bool = False
+    trust: Trust = Trust.ANY
+    why: str = ""  # the reason `trust` is not ANY, for the warning that names it
+
+
+def parse_text(spec: KeySpec, text: str) -> Any:
+    """Turn a command-line or environment string into the key's kind of value."""
+    if spec.kind == "list":
+        return [part.strip() for part in text.split(",") if part.strip()]
+    if spec.kind == "bool":
+        lowered = text.strip().lower()
+        if lowered in ("true", "1", "yes", "on"):
+            return True
+        if lowered in ("false", "0", "no", "off"):
+            return False
+        return text
+    if spec.kind in ("int", "float", "timeout"):
+        try:
+            return int(text) if spec.kind == "int" else float(text)
+        except ValueError:
+            return text
+    if spec.kind == "optional_str" and text.strip() == "":
+        return None
+    return text
+
+
+def coerce_value(key: str, spec: KeySpec, value: Any, where: str) -> tuple[Any, str | None]:
+    """Check `value` against `spec`; return the value to use and an optional warning."""
+    kind = spec.kind
+    bad = f"Bad value {'(hidden)' if spec.secret else echo(value)} for '{key}' in {where}"
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{bad}: expected true or false.")
+        return value, None
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{bad}: expected a whole number.")
+        _check_range(value, spec, bad)
+        return value, None
+    if kind in ("float", "timeout"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{bad}: expected a number.")
+        value = float(value)
+        if kind == "timeout":
+            return _clamp_timeout(key, spec, value, where)
+        if not math.isfinite(value):
+            raise ConfigError(f"{bad}: expected a finite number.")
+        _check_range(value, spec, bad)
+        return value, None
+    if kind == "list":
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{bad}: expected a list of strings.")
+        return list(value), None
+    if kind == "optional_str" and value is None:
+        return None, None
+    if not isinstance(value, str):
+        raise ConfigError(f"{bad}: expected a string.")
+    if spec.secret and any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in value):
+        # httpx would refuse it as a header and quote it back in the error it raises.
+        raise ConfigError(
+            f"The value of '{key}' in {where} contains a line break or another control "
+            "character; no server accepts that in a header. Set it again without them."
+        )
+    if spec.choices is not None:
+        choices = spec.choices()
+        if value not in choices:
+            raise ConfigError(f"{bad}: choose from {', '.join(choices)}.")
+    return value, None
+
+
+def _check_range(value: float, spec: KeySpec, bad: str) -> None:
+    if spec.minimum is not None and value < spec.minimum:
+        raise ConfigError(f"{bad}: must be at least {spec.minimum:g}.")
+    if spec.maximum is not None and value > spec.maximum:
+        raise ConfigError(f"{bad}: must be at most {spec.maximum:g}.")
+
+
+def _clamp_timeout(key: str, spec: KeySpec, value: float, where: str) -> tuple[float, str | None]:
+    if math.isnan(value) or value < MIN_TIMEOUT_S:
+        clamped = MIN_TIMEOUT_S if not math.isnan(value) else spec.default
+    elif value > MAX_TIMEOUT_S:
+        clamped = MAX_TIMEOUT_S
+    else:
+        return value, None
+    return clamped, (
+        f"Timeout {value!r} for '{key}' in {where} is out of range; using {clamped:g} s "
+        f"(allowed {MIN_TIMEOUT_S:g} to {MAX_TIMEOUT_S:g})."
+    )
+
+
+def display_value(value: Any) -> str:
+    if value is None:
+        return "(unset)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value)) if value < 1e15 else str(value)
+    return str(value)

@@ -1,0 +1,61 @@
+"""The records of a walk: a tree to index, a file found in it, and what the walk passed over."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["MAX_WALK_WARNINGS", "FileEntry", "Root", "WalkReport"]
+
+# Warnings one walk keeps: a planted tree of bad ignore files must not flood every answer.
+MAX_WALK_WARNINGS = 20
+
+
+@dataclass(frozen=True)
+class Root:
+    """A tree to index: the workspace itself (label "") or an extra source root."""
+
+    path: Path
+    label: str = ""
+
+    def display(self, rel: str) -> str:
+        """The result path: relative to the workspace, or `label/relative` for extra roots."""
+        return f"{self.label}/{rel}" if self.label else rel
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One candidate file found by the walk, before it is read."""
+
+    root: Root
+    rel: str  # '/'-separated, relative to the root; undecodable bytes escaped
+    path: Path  # the real filesystem path
+    size: int
+    mtime_ns: int
+
+    @property
+    def display_path(self) -> str:
+        return self.root.display(self.rel)
+
+
+@dataclass
+class WalkReport:
+    """What the walk passed over, so the summary can say so."""
+
+    too_large: int = 0
+    symlinks: int = 0
+    unreadable: list[str] = field(default_factory=list)
+    # One sentence each for an ignore file or line passed over, for the user to fix.
+    warnings: list[str] = field(default_factory=list)
+    # (path, size, mtime_ns) of every directory entered and ignore file read: a later stat
+    # of these and of the files walked tells whether a new walk could find anything new.
+    watched: list[tuple[str, int, int]] = field(default_factory=list)
+
+    def warn(self, text: str) -> None:
+        """Keep `text`, up to MAX_WALK_WARNINGS, then one line saying there is more."""
+        if len(self.warnings) < MAX_WALK_WARNINGS:
+            self.warnings.append(text)
+        elif len(self.warnings) == MAX_WALK_WARNINGS:
+            self.warnings.append(
+                "More ignore files or lines were skipped; fix those named above to see the rest."
+            )
