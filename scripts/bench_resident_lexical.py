@@ -21,9 +21,9 @@ from pathlib import Path
 
 from measure import percentile
 
-from wherein.index.lexical import lexical_order
 from wherein.ranking.postings import Postings
 from wherein.ranking.tokens import query_tokens
+from wherein.storage.lexical import lexical_order
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_DIR = ROOT.parent / "shared" / "bench"

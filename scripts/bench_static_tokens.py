@@ -20,7 +20,7 @@ from pathlib import Path
 
 from wherein.embedding.static import POOL_BATCH, StaticEmbedder
 from wherein.embedding.static_tokens import PieceTokenizer
-from wherein.index.store import embedding_text
+from wherein.index.vector_tables import embedding_text
 
 
 def _cpu(call) -> tuple[list[list[int]], float]:

@@ -9,15 +9,18 @@ Hierarchy::
     │   └── NoSuchWorkspace the folder --workspace names is not there (CLI exit 2)
     ├── IndexError_         base for index problems
     │   ├── IndexMissing    no index yet for this workspace
-    │   │   └── HistoryMissing  no conversation index yet (history/errors.py)
+    │   │   └── HistoryMissing  no history index yet on this machine
     │   ├── IndexBusy       another process is writing the index
     │   └── IndexUnwritable the data directory or the index file cannot be written
     ├── EmbedderError       the embedding model could not load or answer
     │   ├── EndpointUnreachable  an embedding server did not answer in time (fail open)
-    │   └── NoLocalEmbedder the history index needs an in-process model (history/errors.py)
+    │   └── NoLocalEmbedder neither the in-process model nor a loopback endpoint answered
+    │                       for history, which sends text nowhere else
     ├── ModelStepError      query expansion or reranking could not use its chat model
     │   └── ModelTimeout    the chat model did not answer before the step's deadline
     └── LedgerMissing       `wherein baseline` found no agent ledger to read
+
+A remote endpoint refused for history is a `ConfigError` (exit code 2), as for code.
 
 Every message names the thing and its value, then what to do, in one sentence.
 """
@@ -28,12 +31,14 @@ __all__ = [
     "ConfigError",
     "EmbedderError",
     "EndpointUnreachable",
+    "HistoryMissing",
     "IndexBusy",
     "IndexError_",
     "IndexMissing",
     "IndexUnwritable",
     "LedgerMissing",
     "ModelStepError",
+    "NoLocalEmbedder",
     "NoSuchWorkspace",
     "ModelTimeout",
     "UsageError",
@@ -79,6 +84,10 @@ class IndexMissing(IndexError_):
     """No index has been built for the workspace."""
 
 
+class HistoryMissing(IndexMissing):
+    """No history index has been built on this machine."""
+
+
 class IndexBusy(IndexError_):
     """Another process holds the index write lock."""
 
@@ -93,6 +102,10 @@ class EmbedderError(WhereinError):
 
 class EndpointUnreachable(EmbedderError):
     """An embedding server refused, timed out or vanished: search falls back to keywords."""
+
+
+class NoLocalEmbedder(EmbedderError):
+    """No embedder on this machine answered; history has no other place to send text."""
 
 
 class ModelStepError(WhereinError):

@@ -3,39 +3,24 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from wherein.config import Settings
-from wherein.embedding.registry import (
-    FastTierModel,
-    create_embedder,
-    fast_tier_identity,
-    in_process_identity,
-)
-from wherein.errors import EndpointUnreachable, IndexBusy
+from wherein.errors import IndexBusy
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.owner import mark_used
 from wherein.index.refresh import (
     Progress,
     RefreshReport,
-    embed_pending,
     index_lock,
-    refresh_index,
-    remember_stamp,
 )
-from wherein.index.store import Store, open_store
-from wherein.index.tiers import FAST
+from wherein.index.store import open_store
+from wherein.index_fill import fill_index
 from wherein.packages.plan import build_package_indexes, package_overlay
 from wherein.roots import plan_roots
-from wherein.workspace import Root
 
 __all__ = ["IndexSummary", "build_index"]
-
-# The static model embeds a batch of 256 in tens of milliseconds: larger batches than the
-# default model's keep the per-transaction cost small beside the work.
-FAST_EMBED_BATCH = 256
 
 
 @dataclass(frozen=True)
@@ -116,91 +101,3 @@ def build_index(
         finally:
             store.close()
     return IndexSummary(report, embedded, time.monotonic() - started, tuple(notices), pending)
-
-
-def fill_index(
-    store: Store,
-    roots: Sequence[Root],
-    settings: Settings,
-    notices: list[str],
-    *,
-    progress: Progress | None = None,
-    focus: str | None = None,
-) -> tuple[RefreshReport, int, int]:
-    """Refresh `store` from `roots` and embed every pending chunk, in every tier; returns the
-    report, the chunks the configured model embedded and those left pending (an endpoint
-    that did not answer). The caller holds the index's lock. A workspace's index and a
-    package's shared index (`wherein.packages.shared`) are filled alike.
-    """
-    fast_tier = FastTierModel(settings, notices)
-    report = refresh_index(
-        store,
-        list(roots),
-        max_file_bytes=settings["walk.max_file_bytes"],
-        progress=progress,
-        fast_tier=fast_tier,
-    )
-    remember_stamp(store, roots, settings["walk.max_file_bytes"], report)
-    notices.extend(report.notices)
-    embedded = 0
-
-    def counted(stage: str, done: int, total: int) -> None:
-        nonlocal embedded
-        if stage == "embed":
-            embedded = done
-        if progress:
-            progress(stage, done, total)
-
-    pending = 0
-    _fill_fast_tier(store, settings, fast_tier, progress)
-    try:
-        if not _nothing_to_embed(store, settings):
-            embedder = create_embedder(settings)
-            embedded = embed_pending(
-                store,
-                embedder,
-                budget_s=None,
-                progress=counted,
-                paths_first=[focus] if focus else [],
-            )
-    except EndpointUnreachable as err:
-        pending = store.pending_count()[1]
-        left = (
-            f"{pending} chunks stay pending; search ranks them by keywords until "
-            "'wherein index' runs again."
-            if pending
-            else "No chunk was pending."
-        )
-        notices.append(f"{err} {left}")
-    with store.transaction() as conn:
-        store.drop_orphan_vectors(conn)
-    store.repair_vector_caches()
-    if store.notice:
-        notices.append(store.notice)
-        store.notice = None
-    return report, embedded, pending
-
-
-def _fill_fast_tier(store, settings: Settings, fast_tier, progress) -> None:
-    """Give every chunk left without one its fast-tier vector (the refresh gave the changed
-    chunks theirs): seconds, and searches rank by meaning while the configured model works
-    through the rest."""
-    identity = fast_tier_identity(settings)
-    if identity is None:
-        return
-    if store.tier_complete(FAST, identity):
-        return
-    embedder = fast_tier()
-    if embedder is not None:
-        embed_pending(
-            store, embedder, budget_s=None, tier=FAST, batch=FAST_EMBED_BATCH, progress=progress
-        )
-
-
-def _nothing_to_embed(store, settings: Settings) -> bool:
-    """True when every chunk has a vector from the configured in-process model.
-
-    Then a no-op `wherein index` need not load the model (about 0.4 s of its 1.5 s).
-    """
-    key = in_process_identity(settings)
-    return key is not None and store.get_meta("embedder") == key and not store.pending_count()[1]

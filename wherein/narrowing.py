@@ -82,7 +82,7 @@ def lexical_within(
     store: Store, terms: Sequence[str], limit: int, ids: np.ndarray
 ) -> list[tuple[int, float]]:
     """(chunk id, BM25 score) of the chunks among `ids` holding a term, best first, as
-    `index.lexical.lexical_order` ranks them (the collection statistics stay the index's).
+    `storage.lexical.lexical_order` ranks them (the collection statistics stay the index's).
 
     `+rowid` keeps SQLite from handing the id list to FTS5 as a rowid constraint, which makes
     FTS5 run the full-text query once per id: on the standard library (19,504 ids) 1.2-1.5 s,

@@ -25,7 +25,7 @@ import numpy as np
 from wherein.errors import IndexError_, UsageError
 from wherein.index.store import Store
 from wherein.index.tiers import FAST, FULL
-from wherein.tier_view import top_indices
+from wherein.retrieval.selection import top_k
 from wherein.untrusted import echo
 
 __all__ = ["Origin", "Place", "find_origin", "parse_place", "related_orders"]
@@ -193,7 +193,7 @@ def related_orders(
         used.add(tier.name)
         sims = matrix[keep] @ (query / norm)
         candidates = ids[keep]
-        picked = top_indices(sims, n)
+        picked = top_k(sims, n)
         order = [int(candidates[i]) for i in picked]
         for cid, i in zip(order, picked, strict=True):
             similarity_of.setdefault(cid, float(sims[i]))

@@ -21,13 +21,14 @@ import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from wherein.index.change_check import TreeStamp
 from wherein.index.store import ChunkRow, Store, open_store
 from wherein.index.tiers import FAST, FULL
 from wherein.ranking.postings import Postings
 
-__all__ = ["ROWS_KEPT", "ResidentIndex"]
+__all__ = ["ROWS_KEPT", "ResidentIndex", "kept_while_unchanged"]
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,11 @@ class ResidentIndex:
 
     def postings(self, store: Store) -> Postings | None:
         """The lexical index in memory for the store's current content, or None while a
-        thread builds it (the caller asks FTS5 meanwhile)."""
+        thread builds it (the caller asks FTS5 meanwhile). None too for a workspace read
+        together with its package indexes (`packages.federation`): the kept index holds the
+        workspace's chunks only, and FTS5 ranks each index with its own statistics."""
+        if not isinstance(store, Store):
+            return None
         generation = store.get_meta("generation") or "0"
         with self._postings_lock:
             if self._postings is not None and self._postings[0] == generation:
@@ -140,3 +145,12 @@ class ResidentIndex:
                 missing = list(chunk_ids)
             kept.update(store.chunk_rows(missing))
         return kept
+
+
+def kept_while_unchanged(
+    resident: ResidentIndex | None, store: Store, name: str, build: Callable[[], Any]
+) -> Any:
+    """`build()`, or for a resident caller its value kept while the index state is the same."""
+    if resident is None:
+        return build()
+    return resident.cached(name, resident.state(store), build)

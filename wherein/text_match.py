@@ -1,7 +1,7 @@
 """Exact and regex modes: the chunks whose text holds a literal string or matches a pattern.
 
 The set of matching chunks becomes the candidates every ranker is restricted to, and how often
-each chunk matches is one more order for the fusion (`search._rank`).
+each chunk matches is one more order for the fusion (`code_ranking.rank_chunks`).
 
 Exact (`--exact TEXT`): case-sensitive, as `grep -F`. The lexical index stores each chunk's
 tokens, not its text, so it cannot answer "contains this substring" alone; SQLite's `instr`

@@ -14,14 +14,17 @@ from typing import Any
 
 import numpy as np
 
+from wherein.config import Settings
 from wherein.embedding.base import Embedder
+from wherein.embedding.registry import fast_tier_identity
 from wherein.errors import EmbedderError
 from wherein.index.query_vectors import QueryVectors
 from wherein.index.store import Store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.ranking.vector import similarities
+from wherein.retrieval.selection import top_k
 
-__all__ = ["TierCoverage", "TierVectors", "TierView"]
+__all__ = ["TierCoverage", "TierVectors", "TierView", "tier_coverage"]
 
 # Distinct query texts whose vectors a tier keeps while its view lives (a resident server
 # keeps the view across searches, and a session repeats itself often): 256 vectors of 384
@@ -137,16 +140,28 @@ class TierView:
                 if warnings is not None:
                     warnings.append(f"{err} Ranked without the {entry.tier.name} tier's vectors.")
                 continue
-            picked = top_indices(sims, n)
+            picked = top_k(sims, n)
             ids = [int(entry.ids[i]) for i in picked]
             out.append((ids, {cid: float(sims[i]) for cid, i in zip(ids, picked, strict=True)}))
         return out
 
 
-def top_indices(scores: np.ndarray, n: int) -> np.ndarray:
-    """Positions of the `n` highest scores, best first; ties keep their order."""
-    if len(scores) == 0:
-        return np.zeros(0, dtype=np.int64)
-    n = min(n, len(scores))
-    picked = np.argpartition(-scores, n - 1)[:n]
-    return picked[np.argsort(-scores[picked], kind="stable")]
+def tier_coverage(
+    store: Store, settings: Settings, used: set[str]
+) -> tuple[int, int, dict[str, TierCoverage]]:
+    """(pending files, pending chunks) of the configured model, and each tier's coverage."""
+    pending_files, pending_chunks = store.pending_count()
+    chunks = store.chunk_count()
+    coverage: dict[str, TierCoverage] = {}
+    fast_model = fast_tier_identity(settings)
+    for tier, model in ((FULL, store.get_meta(FULL.meta_key)), (FAST, fast_model)):
+        if tier is FAST and fast_model is None:
+            continue
+        pending = pending_chunks if tier is FULL else store.pending_count(tier)[1]
+        coverage[tier.name] = TierCoverage(
+            model=model,
+            chunks=chunks - pending,
+            pending=pending,
+            used=tier.name in used,
+        )
+    return pending_files, pending_chunks, coverage

@@ -12,12 +12,26 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["MAX_ECHO_CHARS", "as_text", "echo", "json_text", "one_line", "visible"]
+__all__ = [
+    "MAX_ECHO_CHARS",
+    "as_text",
+    "clean_line",
+    "echo",
+    "json_text",
+    "mint_nonce",
+    "one_line",
+    "visible",
+]
 
 # How much of a value an error message quotes: enough to recognise it, never a dump of it.
 MAX_ECHO_CHARS = 80
+# A fence's nonce: 16 random bytes, far past the 64 bits a guess would need to defeat, and
+# cheap to repeat.
+NONCE_BYTES = 16
 # C0 but tab and newline, DEL and C1 (ESC, CSI U+009B, NEL), Unicode line and paragraph
 # separators, the bidirectional controls that reorder what a reader sees, lone surrogates,
 # which no UTF-8 stream can even encode, and the invisible tag characters and supplementary
@@ -89,3 +103,13 @@ def json_text(value: Any) -> str:
     `Infinity` printed as if it were JSON.
     """
     return _UNSAFE.sub(_json_escape, json.dumps(value, ensure_ascii=False, allow_nan=False))
+
+
+def clean_line(text: str) -> str:
+    """One line of someone else's text made safe to show: breaking characters become escapes."""
+    return one_line(text.removesuffix("\r"))
+
+
+def mint_nonce(token_hex: Callable[[int], str] = secrets.token_hex) -> str:
+    """A fresh nonce for a fence (code excerpts, quoted messages): NONCE_BYTES bytes as hex."""
+    return token_hex(NONCE_BYTES)

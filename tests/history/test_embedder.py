@@ -14,9 +14,8 @@ from wherein.cli import main
 from wherein.config import load_settings, user_config_path
 from wherein.embedding.registry import create_embedder
 from wherein.endpoint import guard
-from wherein.errors import ConfigError, EmbedderError
+from wherein.errors import ConfigError, EmbedderError, NoLocalEmbedder
 from wherein.history.embedder import local_embedder
-from wherein.history.errors import NoLocalEmbedder
 from wherein.history.refresh import index_history
 from wherein.history.store import history_index_path
 

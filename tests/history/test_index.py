@@ -20,8 +20,7 @@ from tests.history.builders import (
 )
 from tests.history.conftest import CountingEmbedder
 from wherein.embedding.base import EmbedderIdentity
-from wherein.errors import EmbedderError
-from wherein.history.errors import NoLocalEmbedder
+from wherein.errors import EmbedderError, NoLocalEmbedder
 from wherein.history.refresh import index_history
 from wherein.history.store import history_index_path
 
@@ -110,8 +109,7 @@ def test_a_deleted_transcript_drops_out_with_its_vectors(homes, counting):
     assert _rows("SELECT DISTINCT session FROM conversations") == [("a",)]
     assert _rows("SELECT count(*) FROM vectors") == [(4,)]
     assert _rows(
-        "SELECT count(*) FROM postings p LEFT JOIN messages m ON m.id = p.message_id "
-        "WHERE m.id IS NULL"
+        "SELECT count(*) FROM lexical p LEFT JOIN messages m ON m.id = p.rowid WHERE m.id IS NULL"
     ) == [(0,)]
 
 

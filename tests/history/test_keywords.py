@@ -19,8 +19,7 @@ MESSAGES = {
 def _order(query: str) -> list[str]:
     store = open_history_store(history_index_path(), create=False)
     try:
-        ids, lengths = store.message_table()
-        order = keyword_order(store, query, ids, lengths, depth=10)
+        order = keyword_order(store, query, depth=10)
         return [store.message_rows([i])[i].session for i in order]
     finally:
         store.close()

@@ -10,8 +10,7 @@ import pytest
 from tests.helpers import HashingEmbedder
 from tests.history.builders import PROJECT, claude_conversation, write_lines
 from wherein.embedding.base import EmbedderIdentity
-from wherein.errors import EmbedderError, UsageError
-from wherein.history.errors import HistoryMissing
+from wherein.errors import EmbedderError, HistoryMissing, UsageError
 from wherein.history.quotes import ASSISTANT_LABEL, quote_lines
 from wherein.history.refresh import index_history
 from wherein.history.search import search_history

@@ -69,7 +69,7 @@ def test_pooled_results_equal_in_process_results(tmp_path):
 def test_fast_vectors_come_with_the_chunks_in_workers_and_in_process(tmp_path):
     from tests.helpers import HashingEmbedder
     from wherein.embedding.static import StaticEmbedder
-    from wherein.index.store import embedding_text
+    from wherein.index.vector_tables import embedding_text
 
     entries = walk(make_tree(tmp_path / "repo", POOL_MIN_FILES + 8))
     static = StaticEmbedder()

@@ -11,13 +11,13 @@ import pytest
 from tests.helpers import HashingEmbedder, write_tree
 from wherein.config import load_settings
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
-from wherein.index import store as store_module
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.migrations import MIGRATIONS
 from wherein.index.refresh import embed_pending, refresh_index
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import FAST
 from wherein.search import run_search
+from wherein.storage import database as store_module
 from wherein.workspace import Root
 
 LIMIT = 1_048_576

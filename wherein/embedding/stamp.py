@@ -15,7 +15,6 @@ import json
 import os
 from pathlib import Path
 
-from wherein.index.aside import move_aside
 from wherein.safe_files import (
     CONTROL_FILE_MAX_BYTES,
     UnsafeFile,
@@ -23,6 +22,7 @@ from wherein.safe_files import (
     read_regular,
     write_atomic,
 )
+from wherein.storage.aside import move_aside
 
 __all__ = ["STAMP_RELATIVE", "sha256_file", "verified_sha256"]
 
@@ -49,7 +49,7 @@ def _fingerprint(stat: os.stat_result) -> dict[str, int]:
 
 
 def _stamp_path() -> Path:
-    from wherein.index.location import data_home
+    from wherein.storage.paths import data_home
 
     return data_home() / STAMP_RELATIVE
 

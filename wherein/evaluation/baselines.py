@@ -2,7 +2,7 @@
 
 - `bm25`: Okapi BM25 with whole files as the documents, over wherein's identifier-aware terms
   (a file's text plus its name and folders), ranked by the same FTS5 engine the index uses
-  (`wherein.index.lexical`) in a database that lives in memory only.
+  (`wherein.storage.lexical`) in a database that lives in memory only.
 - `grep`: what an agent does without a search tool: grep for each word of the question (case
   ignored, stopwords and words under 3 letters left out) and read the files that match the
   most of them, ties broken by how often they match, then by path.
@@ -16,8 +16,8 @@ import re
 import sqlite3
 
 from wherein.evaluation.corpus import Corpus
-from wherein.index.lexical import CREATE_LEXICAL_TABLE, lexical_order, write_chunk_terms
 from wherein.ranking.tokens import STOPWORDS, path_terms, query_tokens, tokenize
+from wherein.storage.lexical import CREATE_LEXICAL_TABLE, lexical_order, write_terms
 
 __all__ = ["BASELINES", "Bm25Files", "GrepFiles"]
 
@@ -35,7 +35,7 @@ class Bm25Files:
         self.paths = [path for path in corpus.paths if corpus.text(path) is not None]
         self._conn = sqlite3.connect(":memory:")
         self._conn.execute(CREATE_LEXICAL_TABLE)
-        write_chunk_terms(
+        write_terms(
             self._conn,
             (
                 (row, tokenize(corpus.text(path) or "") + path_terms(path))

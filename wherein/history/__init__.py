@@ -4,8 +4,8 @@ The MCP prompt lives in `wherein.history.prompt` and is not re-exported here: im
 SDK costs about a second, and `wherein history search` does not need it.
 """
 
+from wherein.errors import HistoryMissing, NoLocalEmbedder
 from wherein.history.embedder import local_embedder
-from wherein.history.errors import HistoryMissing, NoLocalEmbedder
 from wherein.history.records import Conversation, Message
 from wherein.history.refresh import HistorySummary, index_history
 from wherein.history.search import HistoryResult, Quotation, search_history

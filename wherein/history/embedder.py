@@ -12,10 +12,9 @@ import dataclasses
 
 from wherein.config import Settings
 from wherein.embedding.base import Embedder
-from wherein.embedding.guard import open_endpoint
 from wherein.embedding.registry import REGISTRY
-from wherein.errors import ConfigError, EmbedderError
-from wherein.history.errors import NoLocalEmbedder
+from wherein.endpoint.guard import open_endpoint
+from wherein.errors import ConfigError, EmbedderError, NoLocalEmbedder
 
 __all__ = ["IN_PROCESS_PROVIDERS", "LOOPBACK_PROVIDERS", "local_embedder"]
 

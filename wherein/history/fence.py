@@ -17,6 +17,8 @@ import re
 import secrets
 from collections.abc import Callable, Sequence
 
+from wherein.untrusted import mint_nonce
+
 __all__ = ["FENCE_TAG", "fence_sentence", "holds_recalled_block", "wrap_quotes"]
 
 FENCE_TAG = "conversation-data"
@@ -44,9 +46,6 @@ def wrap_quotes(
     `lines` must already be cleaned and prefixed; the nonce is minted again while the body
     happens to contain it.
     """
-    # Imported here: the transcript readers use this module and need none of the plugin.
-    from wherein.plugin.presentation import mint_nonce
-
     body = "\n".join(lines)
     nonce = mint_nonce(token_hex)
     while nonce in body:

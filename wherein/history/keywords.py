@@ -8,6 +8,8 @@ same thing in other words, which is the case history exists for. A minimum share
 query's words (Lucene's `minimumNumberShouldMatch`, Elasticsearch's `minimum_should_match`)
 keeps BM25 for what it does well here: names, error strings, several words together. A query
 of one or two words needs one.
+
+Scores are the FTS5 engine's (`wherein.storage.lexical`), the same BM25 as for code.
 """
 
 from __future__ import annotations
@@ -15,53 +17,29 @@ from __future__ import annotations
 import math
 import re
 
-import numpy as np
-
 from wherein.history.store import HistoryStore
-from wherein.ranking.bm25 import average_idf, bm25_scores
 from wherein.ranking.tokens import STOPWORDS, query_tokens, tokenize
 
 __all__ = ["MIN_WORD_SHARE", "keyword_order"]
 
 MIN_WORD_SHARE = 0.5
-MEAN_IDF_KEY = "mean_idf"
 _WORD = re.compile(r"[^\W\d]\w*")
 
 
-def keyword_order(
-    store: HistoryStore, query: str, ids: np.ndarray, lengths: np.ndarray, depth: int
-) -> list[int]:
-    """Message ids by BM25 score, best first, at most `depth`, each holding enough query words.
-
-    Args:
-        ids: every message id, ascending; `lengths` their token counts, in the same order.
-    """
+def keyword_order(store: HistoryStore, query: str, depth: int) -> list[int]:
+    """Message ids by BM25 score, best first, at most `depth`, each holding enough query words."""
     terms = query_tokens(query)
-    postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for term in terms:
-        message_ids, counts = store.postings(term)
-        positions = np.clip(np.searchsorted(ids, message_ids), 0, len(ids) - 1)
-        keep = ids[positions] == message_ids
-        postings[term] = (positions[keep], counts[keep])
-    cached = store.get_meta(MEAN_IDF_KEY)
-    mean_idf = float(cached) if cached else average_idf(store.document_frequencies(), len(ids))
-    scores = bm25_scores(terms, postings, lengths, mean_idf)
-    words = _words(query)
-    matched = np.zeros(len(ids), dtype=np.int64)
-    for word in words:
-        held = np.zeros(len(ids), dtype=bool)
-        for token in set(tokenize(word)):
-            if token in postings:
-                held[postings[token][0]] = True
-        matched += held
-    need = max(1, math.ceil(len(words) * MIN_WORD_SHARE))
-    scores[matched < need] = 0.0
-    n = min(depth, int(np.count_nonzero(scores > 0)))
-    if n == 0:
+    ranked = store.keyword_order(terms)
+    if not ranked:
         return []
-    picked = np.argpartition(-scores, n - 1)[:n]
-    picked = picked[np.argsort(-scores[picked], kind="stable")]
-    return [int(ids[i]) for i in picked]
+    words = _words(query)
+    matched = dict.fromkeys(ranked, 0)
+    for word in words:  # a word is held through the query terms it yields
+        for message_id in store.holding(sorted(set(tokenize(word)) & set(terms))):
+            if message_id in matched:
+                matched[message_id] += 1
+    need = max(1, math.ceil(len(words) * MIN_WORD_SHARE))
+    return [message_id for message_id in ranked if matched[message_id] >= need][:depth]
 
 
 def _words(query: str) -> list[str]:

@@ -1,28 +1,21 @@
-"""Numbered schema migrations of the history index; `PRAGMA user_version` counts those applied.
-
-Each is a function `mNNN_<what>(conn)`, run once in order inside the caller's write
-transaction, as `wherein.index.migrations` does for the code index.
-"""
+"""The history index's numbered schema migrations, run by `wherein.storage.migrations`."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 
-from wherein.errors import IndexError_
+from wherein.ranking.tokens import tokenize
+from wherein.storage.lexical import CREATE_LEXICAL_TABLE, write_terms
+from wherein.storage.migrations import Migration, run_statements
+from wherein.storage.vectors import make_vector_rows
 
-__all__ = ["MIGRATIONS", "apply_migrations"]
-
-
-def _run_statements(conn: sqlite3.Connection, script: str) -> None:
-    # executescript() would COMMIT first; statement by statement keeps a migration atomic.
-    for statement in script.split(";"):
-        if statement.strip():
-            conn.execute(statement)
+__all__ = ["MIGRATIONS"]
 
 
 def m001_create_tables(conn: sqlite3.Connection) -> None:
-    _run_statements(
+    """The tables, but for the keywords (a file written at schema 1 also has `terms` and
+    `postings`: its keyword rows, which m002 replaces)."""
+    run_statements(
         conn,
         """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -48,35 +41,35 @@ def m001_create_tables(conn: sqlite3.Connection) -> None:
             UNIQUE (conversation_id, position)
         );
         CREATE INDEX messages_by_hash ON messages(text_hash);
-        CREATE TABLE vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
-        CREATE TABLE terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
-        CREATE TABLE postings (
-            term_id INTEGER NOT NULL,
-            message_id INTEGER NOT NULL,
-            tf INTEGER NOT NULL,
-            PRIMARY KEY (term_id, message_id)
-        ) WITHOUT ROWID;
-        CREATE INDEX postings_by_message ON postings(message_id);
+        CREATE TABLE vectors (text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID
         """,
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_tables]
+def m002_lexical_engine(conn: sqlite3.Connection) -> None:
+    """Keywords move from hand-written postings rows to the FTS5 engine the code index uses.
 
-
-def apply_migrations(conn: sqlite3.Connection) -> None:
-    """Bring the schema up to date inside the caller's write transaction.
-
-    Raises:
-        IndexError_: the file has a newer schema than this wherein knows.
+    The messages keep their text, so their terms are rebuilt here from it: no transcript is
+    read again, and every vector stays. The mean idf that the old BM25's floor needed goes.
+    A file created by this wherein never had the old tables.
     """
-    (applied,) = conn.execute("PRAGMA user_version").fetchone()
-    if applied > len(MIGRATIONS):
-        raise IndexError_(
-            f"The history index was written by a newer wherein (schema {applied}; this one "
-            f"knows {len(MIGRATIONS)}). Upgrade wherein, or delete the history index to rebuild it."
-        )
-    for number, migration in enumerate(MIGRATIONS[applied:], start=applied + 1):
-        migration(conn)
-        # PRAGMA takes no bound parameters; `number` is an int from enumerate.
-        conn.execute(f"PRAGMA user_version = {int(number)}")
+    run_statements(
+        conn,
+        """
+        DROP TABLE IF EXISTS postings;
+        DROP TABLE IF EXISTS terms;
+        DELETE FROM meta WHERE key = 'mean_idf'
+        """,
+    )
+    conn.execute(CREATE_LEXICAL_TABLE)
+    messages = conn.execute("SELECT id, text FROM messages").fetchall()
+    write_terms(conn, ((message_id, tokenize(text)) for message_id, text in messages))
+
+
+def m003_vector_rows(conn: sqlite3.Connection) -> None:
+    """The vectors become rowid rows, as the code index's did in its m006: a WITHOUT ROWID row
+    of a 1.5 KB vector spills into an overflow page of its own (`storage.vectors`)."""
+    make_vector_rows(conn, "vectors")
+
+
+MIGRATIONS: list[Migration] = [m001_create_tables, m002_lexical_engine, m003_vector_rows]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from wherein.history.fence import wrap_quotes
 from wherein.history.records import AUTHOR_ASSISTANT
 from wherein.history.search import HistoryResult, Quotation
-from wherein.plugin.presentation import EXCERPT_PREFIX, clean_line
+from wherein.untrusted import clean_line
 
 __all__ = ["ASSISTANT_LABEL", "MAX_QUOTE_CHARS", "quote_lines", "render_prompt_text"]
 
@@ -22,6 +22,9 @@ USER_LABEL = "user wrote:"
 # A shown quotation stops here, saying how much is left out: a pasted log in one message must
 # not fill a terminal or a model's context. `--json` carries the whole message.
 MAX_QUOTE_CHARS = 4000
+# Before each quoted line: a message has no line numbers, so its lines start like a code
+# excerpt's after the number (`wherein.plugin.presentation`), and none can begin a fence line.
+EXCERPT_PREFIX = "| "
 
 
 def _title(quote: Quotation) -> str:

@@ -20,10 +20,8 @@ import numpy as np
 
 from wherein.config import Settings, load_settings
 from wherein.embedding.base import Embedder
-from wherein.errors import EmbedderError
+from wherein.errors import EmbedderError, NoLocalEmbedder
 from wherein.history.embedder import local_embedder
-from wherein.history.errors import NoLocalEmbedder
-from wherein.history.keywords import MEAN_IDF_KEY
 from wherein.history.search import EMBEDDER_KEY
 from wherein.history.store import (
     ConversationState,
@@ -34,7 +32,6 @@ from wherein.history.store import (
 )
 from wherein.history.transcripts import Transcript, find_transcripts, read_conversation
 from wherein.meter.jsonl import LEDGER_FILE_MAX_BYTES, ReadStats
-from wherein.ranking.bm25 import average_idf
 from wherein.safe_files import UnsafeFile, open_regular
 
 __all__ = ["EMBED_BATCH", "HistorySummary", "index_history"]
@@ -133,7 +130,6 @@ def _read_changed(
 ) -> None:
     states = store.conversation_states()
     present = {str(t.path) for t in transcripts}
-    term_ids = store.term_ids()
     pending: list[tuple[Transcript, Fingerprint, ConversationState | None]] = []
     touched: list[tuple[ConversationState, os.stat_result]] = []
     for done, transcript in enumerate(transcripts, start=1):
@@ -160,9 +156,9 @@ def _read_changed(
         else:
             pending.append((transcript, Fingerprint(info.st_size, info.st_mtime_ns, digest), state))
         if len(pending) >= WRITE_BATCH:
-            _write(store, pending, term_ids, summary)
+            _write(store, pending, summary)
             pending = []
-    _write(store, pending, term_ids, summary)
+    _write(store, pending, summary)
     gone = [state.id for key, state in states.items() if key not in present]
     summary.dropped = len(gone)
     if not (touched or gone or summary.read):
@@ -172,13 +168,9 @@ def _read_changed(
             store.touch_conversation(conn, state, info.st_size, info.st_mtime_ns)
         store.delete_conversations(conn, gone)
         store.drop_orphan_vectors(conn)
-        if gone or summary.read:  # BM25's epsilon floor needs the vocabulary's mean idf
-            n_docs = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
-            mean_idf = average_idf(store.document_frequencies(), n_docs)
-            store.set_meta(conn, MEAN_IDF_KEY, repr(mean_idf))
 
 
-def _write(store: HistoryStore, pending, term_ids: dict[str, int], summary: HistorySummary) -> None:
+def _write(store: HistoryStore, pending, summary: HistorySummary) -> None:
     """Parse and write a batch of changed transcripts in one transaction."""
     if not pending:
         return
@@ -193,7 +185,7 @@ def _write(store: HistoryStore, pending, term_ids: dict[str, int], summary: Hist
     with store.transaction() as conn:
         for key, fingerprint, conversation in parsed:
             summary.messages_written += store.write_conversation(
-                conn, key, fingerprint, conversation, term_ids
+                conn, key, fingerprint, conversation
             )
     summary.read += len(parsed)
 

@@ -11,18 +11,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from wherein.config import Settings, load_settings
 from wherein.embedding.base import Embedder
 from wherein.errors import EmbedderError, UsageError
+from wherein.history.corpus import HistoryCorpus
 from wherein.history.embedder import local_embedder
-from wherein.history.errors import NoLocalEmbedder
-from wherein.history.keywords import keyword_order
 from wherein.history.records import format_date
 from wherein.history.store import HistoryStore, history_index_path, open_history_store
 from wherein.history.transcripts import find_transcripts
-from wherein.ranking.fusion import fuse_rrf
+from wherein.retrieval.corpus import fused_order, query_orders
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -37,7 +34,7 @@ DEFAULT_LIMIT = 5
 MAX_LIMIT = 50
 # Messages each ranker hands to fusion. Several messages of one conversation can hold the top
 # places, so the pool is deeper than the conversations asked for.
-CANDIDATES_PER_RANKER = 100  # as for code (wherein.search)
+CANDIDATES_PER_RANKER = 100  # as for code (wherein.code_ranking)
 CANDIDATES_PER_RESULT = 20
 EMBEDDER_KEY = "embedder"
 
@@ -135,31 +132,11 @@ def _rank(store: HistoryStore, query: str, limit: int, embedder: Embedder) -> li
             f"The history index holds vectors from {stored}, but the configured embedder is "
             f"{embedder.identity.key()}. Run 'wherein history index' to re-embed with it."
         )
-    ids, lengths = store.message_table()
-    if len(ids) == 0:
+    if not store.has_messages():
         return []
     depth = max(CANDIDATES_PER_RANKER, limit * CANDIDATES_PER_RESULT)
-    orders = [keyword_order(store, query, ids, lengths, depth)]
-    vector_ids, matrix = store.vectors()
-    similarity = np.zeros(0, dtype=np.float32)
-    if len(vector_ids):
-        try:
-            query_vector = embedder.embed([query])[0]
-        except EmbedderError as err:
-            raise NoLocalEmbedder(
-                f"No local embedder answered for the history query: {err} History does not "
-                "fall back to keywords alone or to any other embedder."
-            ) from err
-        if query_vector.shape[-1] != matrix.shape[1]:
-            raise EmbedderError(
-                f"The query vector has {query_vector.shape[-1]} dimensions but the history "
-                f"index holds {matrix.shape[1]}-dimensional vectors. Run 'wherein history "
-                "index' to re-embed."
-            )
-        similarity = matrix @ query_vector.astype(np.float32)
-        orders.append([int(vector_ids[i]) for i in _top(similarity, depth)])
-    fused = fuse_rrf(orders)
-    ranked = sorted(fused, key=fused.__getitem__, reverse=True)  # stable: ties keep BM25 first
+    corpus = HistoryCorpus(store, embedder)
+    ranked = list(fused_order(query_orders(corpus, query, depth)))  # ties keep BM25's first
     rows = store.message_rows(ranked)
     results: list[Quotation] = []
     seen: set[int] = set()
@@ -175,7 +152,7 @@ def _rank(store: HistoryStore, query: str, limit: int, embedder: Embedder) -> li
                 source=row.source,
                 project=row.project,
                 transcript=row.path,
-                similarity=_similarity_of(message_id, vector_ids, similarity),
+                similarity=corpus.similarity(message_id),
                 position=row.position,
                 count=row.count,
                 author=row.author,
@@ -186,23 +163,6 @@ def _rank(store: HistoryStore, query: str, limit: int, embedder: Embedder) -> li
         if len(results) == limit:
             break
     return results
-
-
-def _top(scores: np.ndarray, n: int) -> np.ndarray:
-    n = min(n, len(scores))
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    picked = np.argpartition(-scores, n - 1)[:n]
-    return picked[np.argsort(-scores[picked], kind="stable")]
-
-
-def _similarity_of(message_id: int, vector_ids: np.ndarray, similarity: np.ndarray):
-    if len(vector_ids) == 0:
-        return None
-    at = int(np.searchsorted(vector_ids, message_id))
-    if at < len(vector_ids) and vector_ids[at] == message_id:
-        return float(similarity[at])
-    return None
 
 
 def _staleness(store: HistoryStore, environ: Mapping[str, str] | None) -> list[str]:

@@ -20,10 +20,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from wherein.index.aside import database_not_regular
 from wherein.index.location import INDEX_FILE_NAME, WORKSPACES_DIR_NAME, data_home
 from wherein.index.owner import names_directory, read_owner
 from wherein.index.tiers import TIERS
+from wherein.storage.aside import database_not_regular
 
 __all__ = [
     "GONE",

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR
 
-from wherein.index.aside import move_aside
 from wherein.safe_files import UnsafeFile, not_regular, read_regular, write_atomic
+from wherein.storage.aside import move_aside
 
 __all__ = ["STAMP_FILE_NAME", "TreeStamp", "load_stamp", "save_stamp"]
 

@@ -7,21 +7,14 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from wherein.storage.paths import data_home
+
 __all__ = ["WORKSPACES_DIR_NAME", "data_home", "index_dir", "workspace_digest"]
 
 INDEX_FILE_NAME = "index.db"
 LOCK_FILE_NAME = "index.lock"
 # The folder of the data home that holds one index directory per workspace.
 WORKSPACES_DIR_NAME = "workspaces"
-
-
-def data_home(environ: Mapping[str, str] | None = None) -> Path:
-    """`$WHEREIN_HOME`, else `$XDG_DATA_HOME/wherein`, else `~/.local/share/wherein`."""
-    env = os.environ if environ is None else environ
-    if env.get("WHEREIN_HOME"):
-        return Path(env["WHEREIN_HOME"]).expanduser()
-    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "wherein"
 
 
 def index_dir(workspace: Path, environ: Mapping[str, str] | None = None) -> Path:

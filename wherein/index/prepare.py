@@ -33,7 +33,8 @@ from wherein.chunking import chunk_source, skip_reason
 from wherein.embedding.base import Embedder
 from wherein.embedding.static import StaticEmbedder
 from wherein.errors import EmbedderError
-from wherein.index.store import NewChunk, embedding_text
+from wherein.index.store import NewChunk
+from wherein.index.vector_tables import embedding_text
 from wherein.ranking.tokens import document_terms
 from wherein.workspace import FileEntry, SourceSkipped, read_source
 

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING
 
 from wherein.embedding.base import Embedder
 from wherein.errors import IndexUnwritable
-from wherein.index.aside import move_aside
 from wherein.index.change_check import STAMP_FILE_NAME, TreeStamp, load_stamp, save_stamp
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
 from wherein.index.store import FileWrite, Store, open_store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.safe_files import not_regular
+from wherein.storage.aside import move_aside
 from wherein.workspace import FileEntry, Root, WalkReport, walk_root
 
 if TYPE_CHECKING:  # prepare imports the chunker and its grammars: only a changed file needs them

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wherein.index.aside import database_not_regular
 from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.storage.aside import database_not_regular
 from wherein.workspace import Root
 
 __all__ = ["IndexStatus", "read_status"]

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from wherein.index.aside import move_aside
 from wherein.safe_files import UnsafeFile, not_regular, open_regular
+from wherein.storage.aside import move_aside
 
-__all__ = ["cache_exists", "load_vector_cache", "save_vector_cache", "stack_vectors"]
+__all__ = ["cache_exists", "load_vector_cache", "save_vector_cache"]
 
 CACHE_PREFIX = "vectors"
 # `np.save` writes a 128-byte header for these arrays; a longer one is not ours.
@@ -149,12 +149,3 @@ def _clear_the_way(path: Path, notices: list[str]) -> None:
             f"The vector cache {path} was {kind}, not a regular file; moved it to {aside} "
             "and rebuilt the cache from the index."
         )
-
-
-def stack_vectors(rows: list[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, matrix) from SQLite rows of (id, float32 vector bytes), in row order."""
-    if not rows:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-    return ids, matrix.reshape(len(rows), -1)

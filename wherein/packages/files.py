@@ -14,7 +14,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from wherein.workspace import FileEntry, Root, WalkReport
+from wherein.walk_records import FileEntry, Root, WalkReport
 
 __all__ = ["is_plain_relative", "list_folder_files", "walk_listed"]
 

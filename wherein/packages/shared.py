@@ -83,7 +83,7 @@ def ensure_package_index(
 
     `on_wait` is called once before waiting for another process building the same one.
     """
-    from wherein.indexing import fill_index  # indexing imports the package plan: here
+    from wherein.index_fill import fill_index
 
     started = time.monotonic()
     directory = package_index_dir(package)

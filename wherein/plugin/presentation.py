@@ -16,27 +16,13 @@ import secrets
 from collections.abc import Callable, Sequence
 
 from wherein.search import Hit
-from wherein.untrusted import one_line
+from wherein.untrusted import clean_line, mint_nonce
 
 __all__ = ["FenceText", "clean_line", "fence_sentence", "mint_nonce", "render_hits"]
 
-# 16 random bytes: far past the 64 bits a guess would need to defeat, and cheap to repeat.
-NONCE_BYTES = 16
-# Before each quoted line that has no number: a conversation's message (`wherein.history`).
-EXCERPT_PREFIX = "| "
 # Between an excerpt line's number and its text, as `wherein search` prints it.
 EXCERPT_SEPARATOR = " | "
 MAX_SYMBOLS_SHOWN = 6
-
-
-def mint_nonce(token_hex: Callable[[int], str] = secrets.token_hex) -> str:
-    """A fresh fence nonce: NONCE_BYTES random bytes as hex."""
-    return token_hex(NONCE_BYTES)
-
-
-def clean_line(text: str) -> str:
-    """One line of repository text made safe to show: breaking characters become escapes."""
-    return one_line(text.removesuffix("\r"))
 
 
 def fence_sentence(nonce: str) -> str:

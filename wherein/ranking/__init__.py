@@ -1,7 +1,6 @@
-"""Ranking: BM25, vector similarity, reciprocal rank fusion and the code-search signals."""
+"""Ranking: BM25, vector similarity and the code-search signals (fusion: `wherein.retrieval`)."""
 
 from wherein.ranking.bm25 import average_idf, bm25_scores
-from wherein.ranking.fusion import fuse_rrf
 from wherein.ranking.signals import SIGNALS, Candidate, apply_signals
 from wherein.ranking.tokens import query_tokens, tokenize
 from wherein.ranking.vector import similarities
@@ -12,7 +11,6 @@ __all__ = [
     "apply_signals",
     "average_idf",
     "bm25_scores",
-    "fuse_rrf",
     "query_tokens",
     "similarities",
     "tokenize",

@@ -9,13 +9,13 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from tests.ranking.test_bm25 import CORPUS
-from wherein.index.lexical import (
+from wherein.ranking.tokens import document_terms, query_tokens, tokenize
+from wherein.storage.lexical import (
     CREATE_LEXICAL_TABLE,
     lexical_order,
     matches_any,
-    write_chunk_terms,
+    write_terms,
 )
-from wherein.ranking.tokens import document_terms, query_tokens, tokenize
 
 # FTS5's bm25() fixes these (sqlite.org/fts5.html, "The bm25() function").
 FTS5_K1 = 1.2
@@ -37,7 +37,7 @@ QUERIES = [
 def conn():
     connection = sqlite3.connect(":memory:")
     connection.execute(CREATE_LEXICAL_TABLE)
-    write_chunk_terms(connection, [(i + 1, tokenize(text)) for i, text in enumerate(CORPUS)])
+    write_terms(connection, [(i + 1, tokenize(text)) for i, text in enumerate(CORPUS)])
     yield connection
     connection.close()
 
@@ -61,7 +61,7 @@ def test_the_only_chunk_of_an_index_is_found():
     # In a one-chunk index every idf is at its floor: membership, not score, decides.
     single = sqlite3.connect(":memory:")
     single.execute(CREATE_LEXICAL_TABLE)
-    write_chunk_terms(single, [(7, tokenize("def handler(): the only chunk"))])
+    write_terms(single, [(7, tokenize("def handler(): the only chunk"))])
     assert [cid for cid, _ in lexical_order(single, ["handler"], 10)] == [7]
 
 
@@ -71,7 +71,7 @@ def test_tokens_are_kept_whole_by_the_engine():
     connection.execute(CREATE_LEXICAL_TABLE)
     text = "def parse_HTTPHeader(µs, naïve_ß, ſtrange, __dunder__, x1_2):\n    return ΣΑΣ"
     terms = document_terms("pkg/módulo_x.py", "class Ünïcode:", text)
-    write_chunk_terms(connection, [(1, terms)])
+    write_terms(connection, [(1, terms)])
     connection.execute("CREATE VIRTUAL TABLE vocab USING fts5vocab(lexical, 'row')")
     stored = {row[0] for row in connection.execute("SELECT term FROM vocab")}
     assert stored == set(terms)

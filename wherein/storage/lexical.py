@@ -1,4 +1,7 @@
-"""The lexical engine: SQLite FTS5 over each chunk's identifier-aware terms.
+"""The lexical engine: SQLite FTS5 over the identifier-aware terms of each row of a corpus.
+
+One engine for both corpora: a code index keeps a chunk's terms under the chunk's id, the
+history index a message's under the message's id; the table is named `lexical` in each file.
 
 Terms are split by `wherein.ranking.tokens` before they reach SQLite and stored
 space-joined, so FTS5 only has to cut at spaces. The `ascii` tokenizer with `_` as a
@@ -25,36 +28,32 @@ from collections.abc import Iterable, Sequence
 __all__ = [
     "CREATE_LEXICAL_TABLE",
     "check_lexical",
-    "delete_chunk_terms",
+    "delete_terms",
     "lexical_order",
     "matches_any",
-    "write_chunk_terms",
+    "matching_rows",
+    "write_terms",
 ]
 
 CREATE_LEXICAL_TABLE = (
     "CREATE VIRTUAL TABLE lexical USING fts5(terms, tokenize = \"ascii tokenchars '_'\")"
 )
-SQL_VARIABLE_BATCH = 500
 
 
-def write_chunk_terms(conn: sqlite3.Connection, rows: Iterable[tuple[int, Sequence[str]]]) -> None:
-    """Store (chunk id, terms with repeats) rows; the chunk id is the FTS5 rowid."""
+def write_terms(conn: sqlite3.Connection, rows: Iterable[tuple[int, Sequence[str]]]) -> None:
+    """Store (row id, terms with repeats) rows; the corpus row's id is the FTS5 rowid."""
     conn.executemany(
         "INSERT INTO lexical(rowid, terms) VALUES (?, ?)",
-        ((chunk_id, " ".join(terms)) for chunk_id, terms in rows),
+        ((row_id, " ".join(terms)) for row_id, terms in rows),
     )
 
 
-def delete_chunk_terms(conn: sqlite3.Connection, file_ids: Sequence[int]) -> None:
-    """Drop the terms of every chunk of these files (call before the chunks are deleted)."""
-    for start in range(0, len(file_ids), SQL_VARIABLE_BATCH):
-        batch = list(file_ids[start : start + SQL_VARIABLE_BATCH])
-        marks = ",".join("?" * len(batch))
-        conn.execute(
-            "DELETE FROM lexical WHERE rowid IN "
-            f"(SELECT id FROM chunks WHERE file_id IN ({marks}))",
-            batch,
-        )
+def delete_terms(conn: sqlite3.Connection, ids_sql: str, params: Sequence[object]) -> None:
+    """Drop the terms of the rows `ids_sql` selects (call before those rows are deleted).
+
+    The caller binds at most `storage.database.SQL_VARIABLE_BATCH` values in `params`.
+    """
+    conn.execute(f"DELETE FROM lexical WHERE rowid IN ({ids_sql})", params)
 
 
 def _match_expression(terms: Sequence[str]) -> str:
@@ -69,14 +68,14 @@ def lexical_order(
     scope_sql: str | None = None,
     scope_params: Sequence[str] = (),
 ) -> list[tuple[int, float]]:
-    """(chunk id, BM25 score) of chunks holding any of `terms`, best first.
+    """(row id, BM25 score) of rows holding any of `terms`, best first.
 
     Membership, not a positive score, decides, as before: in a collection of one or two
     chunks every idf is at its floor and the only match must still be found.
 
     Args:
-        scope_sql: a `SELECT id FROM chunks ...` restricting the chunks ranked; the
-            collection statistics stay those of the whole index.
+        scope_sql: a `SELECT id FROM ...` restricting the rows ranked; the collection
+            statistics stay those of the whole corpus.
     """
     if not terms:
         return []
@@ -97,8 +96,16 @@ def lexical_order(
 def matches_any(
     conn: sqlite3.Connection, terms: Sequence[str], scope_sql: str | None = None, scope_params=()
 ) -> bool:
-    """Whether any chunk (in scope, when given) holds one of `terms`."""
+    """Whether any row (in scope, when given) holds one of `terms`."""
     return bool(lexical_order(conn, terms, 1, scope_sql, scope_params))
+
+
+def matching_rows(conn: sqlite3.Connection, terms: Sequence[str]) -> set[int]:
+    """Ids of every row holding one of `terms`, unranked."""
+    if not terms:
+        return set()
+    sql = "SELECT rowid FROM lexical WHERE lexical MATCH ?"
+    return {int(rowid) for (rowid,) in conn.execute(sql, (_match_expression(terms),))}
 
 
 def check_lexical(conn: sqlite3.Connection) -> bool:

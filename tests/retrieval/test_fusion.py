@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from wherein.ranking.fusion import RRF_K, fuse_rrf
+from wherein.retrieval.fusion import RRF_K, fuse_rrf
 
 
 def test_fuse_rrf_sums_reciprocal_ranks():

@@ -1,0 +1,226 @@
+"""The code index's vector tables: one per tier, a "has a vector" flag per chunk and tier.
+
+A mixin of `Store`: it reads and writes through the store's connection and meta table.
+Reads are served from the derived `.npy` cache (`wherein.index.vector_cache`) when it
+matches the index state.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from wherein.index.folders import like_folder
+from wherein.index.tiers import FULL, TIERS, VectorTier
+from wherein.index.vector_cache import cache_exists, load_vector_cache, save_vector_cache
+from wherein.storage.vectors import stack_vectors, vector_rows, write_vectors
+
+__all__ = ["VectorTables", "embedding_text"]
+
+VECTOR_ITEM_BYTES = 4  # float32
+
+
+class VectorTables:
+    """Per-tier vectors of the chunks, keyed by the hash of the text embedded.
+
+    Mixed into `Store` before `Database`, whose `get_meta`, `set_meta` and `say` it uses.
+    """
+
+    conn: sqlite3.Connection
+    path: Path
+
+    def pending_texts(
+        self, limit: int, paths_first: Sequence[str] = (), tier: VectorTier = FULL
+    ) -> list[tuple[str, str]]:
+        """(text_hash, text to embed) for chunks that have no vector of `tier` yet.
+
+        Chunks of `paths_first` come first, so a focused scope warms before the rest.
+        """
+        rows: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        query = (
+            "SELECT c.text_hash, f.path, c.symbols, c.header, c.text FROM chunks c "
+            "JOIN files f ON f.id = c.file_id "
+            f"WHERE c.{tier.flag} = 0 "
+        )
+        batches: list[tuple[str, tuple]] = []
+        for prefix in paths_first:
+            batches.append(
+                (query + "AND f.path LIKE ? ESCAPE '\\' LIMIT ?", (like_folder(prefix),))
+            )
+        batches.append((query + "LIMIT ?", ()))
+        for sql, params in batches:
+            for text_hash, path, symbols, header, text in self.conn.execute(sql, (*params, limit)):
+                if text_hash not in seen:
+                    seen.add(text_hash)
+                    rows.append(
+                        (text_hash, embedding_text(path, json.loads(symbols), header, text))
+                    )
+                    if len(rows) >= limit:
+                        return rows
+        return rows
+
+    def pending_count(self, tier: VectorTier = FULL) -> tuple[int, int]:
+        """(files, chunks) still waiting for a vector of `tier`.
+
+        One statement, so one snapshot. The pending chunks are counted on their partial
+        index; their files, when every chunk is pending (a tier not started), on the
+        file index: reading each pending chunk's row for its file took 42 ms of a search
+        of the standard library, this 7 ms.
+        """
+        row = self.conn.execute(
+            "SELECT CASE WHEN pending.n = 0 THEN 0 "
+            "WHEN pending.n = total.n THEN (SELECT count(DISTINCT file_id) FROM chunks) "
+            f"ELSE (SELECT count(DISTINCT file_id) FROM chunks WHERE {tier.flag} = 0) END, "
+            f"pending.n FROM (SELECT count(*) AS n FROM chunks WHERE {tier.flag} = 0) pending, "
+            "(SELECT count(*) AS n FROM chunks) total"
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def has_pending(self, tier: VectorTier = FULL) -> bool:
+        """Whether any chunk waits for a vector of `tier` (an index probe, not a count)."""
+        sql = f"SELECT 1 FROM chunks WHERE {tier.flag} = 0 LIMIT 1"
+        return self.conn.execute(sql).fetchone() is not None
+
+    def put_vectors(
+        self,
+        conn: sqlite3.Connection,
+        items: Sequence[tuple[str, np.ndarray]],
+        tier: VectorTier = FULL,
+    ) -> None:
+        self.insert_vectors(conn, vector_rows(items), tier)
+        conn.executemany(
+            f"UPDATE chunks SET {tier.flag} = 1 WHERE text_hash = ?", [(h,) for h, _ in items]
+        )
+
+    def insert_vectors(
+        self, conn: sqlite3.Connection, rows: Sequence[tuple[str, bytes]], tier: VectorTier
+    ) -> None:
+        """Store (text hash, float32 bytes) rows of `tier` (the chunks' flags are the caller's)."""
+        write_vectors(conn, tier.table, rows)
+        self._bump_vectors_version(conn, tier)
+
+    def tier_complete(self, tier: VectorTier, identity: str | None) -> bool:
+        """Whether every chunk has a vector of `tier` from the model `identity`."""
+        return self.get_meta(tier.meta_key) == identity and not self.has_pending(tier)
+
+    def vectors_version(self, tier: VectorTier = FULL) -> str:
+        """Changes whenever the tier's vectors or the chunks they belong to change."""
+        return self.vectors_versions((tier,))[0]
+
+    def vectors_versions(self, tiers: Sequence[VectorTier]) -> list[str]:
+        """`vectors_version` of each tier, read in one query (a resident search asks often)."""
+        names = [("generation", _version_key(tier), tier.meta_key) for tier in tiers]
+        wanted = sorted({name for trio in names for name in trio})
+        marks = ",".join("?" * len(wanted))
+        values = dict(
+            self.conn.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", wanted)
+        )
+        return ["/".join(values.get(name) or "0" for name in trio) for trio in names]
+
+    def _bump_vectors_version(self, conn: sqlite3.Connection, tier: VectorTier) -> None:
+        """Mark that the set of vectors changed, so the derived vector cache is rebuilt."""
+        key = _version_key(tier)
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        self.set_meta(conn, key, str(int(row[0] if row else 0) + 1))
+
+    def drop_orphan_vectors(self, conn: sqlite3.Connection) -> None:
+        for tier in TIERS.values():
+            conn.execute(
+                f"DELETE FROM {tier.table} WHERE text_hash NOT IN (SELECT text_hash FROM chunks)"
+            )
+
+    def clear_vectors(self, conn: sqlite3.Connection, tier: VectorTier = FULL) -> None:
+        conn.execute(f"DELETE FROM {tier.table}")
+        conn.execute(f"UPDATE chunks SET {tier.flag} = 0")
+        self._bump_vectors_version(conn, tier)
+
+    def vectors(
+        self, chunk_ids: np.ndarray | None = None, tier: VectorTier = FULL
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk ids, unit vectors) for chunks that have a vector of `tier`.
+
+        Served from the derived cache file when it matches the index state and its checks
+        (`vector_cache.load_vector_cache`, then `_rows_agree`), else read from SQLite and
+        cached for the next search; what saving had to move aside is added to `notice`.
+        """
+        key = self.vectors_version(tier)
+        cached = load_vector_cache(self.path, tier.name, key, self._vector_shape(tier))
+        if cached is not None and not self._rows_agree(tier, *cached):
+            cached = None
+        if cached is None:
+            ids, matrix = self._read_vectors(tier)
+            said: list[str] = []
+            save_vector_cache(self.path, tier.name, key, ids, matrix, said)
+            for line in said:
+                self.say(line)
+        else:
+            ids, matrix = cached
+        if chunk_ids is not None and len(ids):
+            keep = np.isin(ids, chunk_ids)
+            ids, matrix = ids[keep], matrix[keep]
+        return ids, matrix
+
+    def _vector_shape(self, tier: VectorTier) -> tuple[int, int]:
+        """(rows, width) that `_read_vectors` returns, from two counts and one vector: what a
+        cache file must hold to be used, learnt without reading every vector."""
+        (rows,) = self.conn.execute(
+            f"SELECT (SELECT count(*) FROM chunks) - "
+            f"(SELECT count(*) FROM chunks WHERE {tier.flag} = 0)"
+        ).fetchone()
+        if not rows:
+            return 0, 0
+        row = self.conn.execute(f"SELECT length(vector) FROM {tier.table} LIMIT 1").fetchone()
+        return int(rows), (int(row[0]) if row else 0) // VECTOR_ITEM_BYTES
+
+    def _rows_agree(self, tier: VectorTier, ids: np.ndarray, matrix: np.ndarray) -> bool:
+        """Whether the cache's first and last rows are, bit for bit, the vectors SQLite holds
+        for their chunks: two lookups that catch rows shifted, reordered or from elsewhere."""
+        for row in sorted({0, len(ids) - 1}) if len(ids) else ():
+            found = self.conn.execute(
+                f"SELECT v.vector FROM chunks c JOIN {tier.table} v ON v.text_hash = c.text_hash "
+                "WHERE c.id = ?",
+                (int(ids[row]),),
+            ).fetchone()
+            if found is None or bytes(found[0]) != matrix[row].tobytes():
+                return False
+        return True
+
+    def repair_vector_caches(self) -> None:
+        """Check each tier's cache for the current state, if there is one, and rebuild it when
+        it is damaged: `wherein index` mends what the next search would otherwise meet."""
+        for tier in TIERS.values():
+            if cache_exists(self.path, tier.name, self.vectors_version(tier)):
+                self.vectors(tier=tier)
+
+    def _read_vectors(self, tier: VectorTier) -> tuple[np.ndarray, np.ndarray]:
+        rows = self.conn.execute(
+            f"SELECT c.id, v.vector FROM chunks c JOIN {tier.table} v "
+            "ON v.text_hash = c.text_hash ORDER BY c.id"
+        ).fetchall()
+        return stack_vectors(rows)
+
+    def has_vectors(self, tier: VectorTier = FULL) -> bool:
+        """Whether the tier holds any vector: a probe (counting them reads every vector)."""
+        sql = f"SELECT 1 FROM {tier.table} LIMIT 1"
+        return self.conn.execute(sql).fetchone() is not None
+
+
+def _version_key(tier: VectorTier) -> str:
+    # The full tier keeps the key it had before tiers existed, so old caches stay valid.
+    return "vectors_version" if tier is FULL else f"{tier.name}_vectors_version"
+
+
+def embedding_text(path: str, symbols: Sequence[str], header: str, text: str) -> str:
+    """What the model reads for a chunk: where it is, what it declares, then the code."""
+    lines = [path]
+    if symbols:
+        lines.append(" ".join(symbols))
+    if header:
+        lines.append(header)
+    lines.append(text)
+    return "\n".join(lines)

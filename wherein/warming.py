@@ -1,0 +1,99 @@
+"""Before a search ranks: bring the lexical index and the fast vector tier up to date.
+
+Within the request's budget; a full disk or a busy index costs the answer nothing (it
+ranks what the index already holds, and says so).
+"""
+
+from __future__ import annotations
+
+from wherein.embedding.registry import create_embedder, fast_tier_identity, in_process_identity
+from wherein.errors import EmbedderError, IndexUnwritable
+from wherein.index.refresh import embed_pending, refresh_when_changed, walk_key
+from wherein.index.store import Store
+from wherein.index.tiers import FAST, FULL
+from wherein.index_fill import FAST_EMBED_BATCH
+from wherein.resident import ResidentIndex
+from wherein.search_models import SearchModels
+from wherein.search_request import SearchRequest
+
+__all__ = ["warm_index"]
+
+
+def warm_index(
+    store: Store,
+    request: SearchRequest,
+    locked: bool,
+    models: SearchModels,
+    warnings: list[str],
+    resident: ResidentIndex | None,
+) -> None:
+    """Bring the lexical index and the fast tier up to date within the budget."""
+    settings = request.settings
+    max_file_bytes = settings["walk.max_file_bytes"]
+    key = walk_key(request.plan.roots, max_file_bytes)
+    if not locked:
+        if resident is not None:
+            resident.forget_walk()  # the other process may change what the next walk finds
+        warnings.append(
+            "Another wherein process is updating this index; results may miss recent changes."
+        )
+        return
+    if resident is not None and resident.tree_unchanged(key):
+        if resident.fast_complete_at == resident.state(store):
+            return  # nothing on disk changed and every chunk has its fast vector
+    else:
+        try:
+            report, stamp = refresh_when_changed(
+                store,
+                request.plan.roots,
+                max_file_bytes=max_file_bytes,
+                fast_tier=models.fast_tier(warnings),
+            )
+        except IndexUnwritable as err:
+            # A full disk must not cost the answer: rank what the index already holds.
+            warnings.append(f"{err} Searched the index as it was.")
+            return
+        if report is not None:
+            warnings.extend(report.notices)
+            if report.unreadable:
+                warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
+        if resident is not None:
+            resident.remember_walk(key, stamp)
+    # The tier a search fills: the fast one, or the configured model when it is the fast one.
+    fast_identity = fast_tier_identity(settings)
+    tier = FAST if fast_identity is not None else FULL
+    identity = fast_identity or in_process_identity(settings)
+    if store.tier_complete(tier, identity):
+        if resident is not None:
+            resident.fast_complete_at = resident.state(store)
+        return  # complete: the model need not even load
+    if tier is FAST:
+        embedder = models.fast_tier(warnings)()
+    else:
+        embedder = models.full
+        if embedder is None:
+            try:
+                embedder = models.full = create_embedder(settings)
+            except EmbedderError as err:
+                warnings.append(f"{err} Ranked by keywords only.")
+                return
+    if embedder is None:
+        return
+    try:
+        embed_pending(
+            store,
+            embedder,
+            budget_s=request.budget,
+            paths_first=request.prefixes,
+            tier=tier,
+            batch=FAST_EMBED_BATCH,
+        )
+    except EmbedderError as err:
+        warnings.append(f"{err} Ranked without the {tier.name} tier's vectors.")
+    except IndexUnwritable as err:
+        warnings.append(f"{err} Vectors not yet stored were left pending.")
+    if store.notice:
+        warnings.append(store.notice)
+        store.notice = None
+    if resident is not None and not store.has_pending(tier):
+        resident.fast_complete_at = resident.state(store)
