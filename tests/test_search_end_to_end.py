@@ -145,7 +145,7 @@ def test_a_one_file_workspace_still_finds_its_match(tmp_path):
 
 
 def test_a_no_op_index_does_not_load_the_model(repo, monkeypatch):
-    import wherein.indexing as indexing
+    import wherein.index_fill as indexing  # where the index job creates the model
 
     settings = load_settings(repo)
     build_index(repo, settings)
