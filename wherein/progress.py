@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from typing import TextIO
 
 __all__ = ["ProgressDisplay"]
+
+# Redraws at most this often. The bar is drawn from `update`, not by rich's refresh thread: a
+# process running a second thread spawns its chunking workers instead of forking them
+# (`wherein.index.prepare.start_method`), and the first search in a terminal would pay it.
+REDRAW_EVERY_S = 0.1
 
 STAGE_LABELS = {
     "scan": "Reading files",
@@ -21,6 +27,7 @@ class ProgressDisplay:
         self.stream = stream
         self._progress = None
         self._tasks: dict[str, object] = {}
+        self._drawn_at = 0.0
 
     def __enter__(self) -> ProgressDisplay:
         if self.enabled:
@@ -40,6 +47,7 @@ class ProgressDisplay:
                 TimeRemainingColumn(),
                 console=Console(file=self.stream),
                 transient=True,
+                auto_refresh=False,
             )
             self._progress.start()
         return self
@@ -56,3 +64,7 @@ class ProgressDisplay:
             task = self._progress.add_task(STAGE_LABELS.get(stage, stage), total=total)
             self._tasks[stage] = task
         self._progress.update(task, completed=done, total=total)
+        now = time.monotonic()
+        if done >= total or now - self._drawn_at >= REDRAW_EVERY_S:
+            self._drawn_at = now
+            self._progress.refresh()

@@ -1,0 +1,48 @@
+"""The progress bar draws in a terminal, and starts no thread of its own while it does."""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+
+from wherein.progress import ProgressDisplay
+
+
+def _read_all(fd: int) -> bytes:
+    os.set_blocking(fd, False)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_a_terminal_gets_a_bar_drawn_without_a_refresh_thread():
+    leader, follower = os.openpty()
+    try:
+        with open(follower, "w", encoding="utf-8") as stream:  # a real terminal device
+            before = threading.active_count()
+            with ProgressDisplay(stream) as display:
+                assert display.enabled
+                for done in range(0, 11):
+                    display.update("scan", done, 10)
+                    # A second thread would make the chunking workers spawn, not fork.
+                    assert threading.active_count() == before
+                stream.flush()
+                drawn = _read_all(leader)
+        assert b"Reading files" in drawn and b"10/10" in drawn
+    finally:
+        os.close(leader)
+
+
+def test_a_pipe_gets_no_bar():
+    stream = io.StringIO()
+    with ProgressDisplay(stream) as display:
+        display.update("scan", 5, 10)
+    assert not display.enabled and stream.getvalue() == ""
