@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import statistics
 import time
 from pathlib import Path
@@ -23,6 +22,7 @@ from measure import percentile
 
 from wherein.ranking.postings import Postings
 from wherein.ranking.tokens import query_tokens
+from wherein.storage.database import open_read_only
 from wherein.storage.lexical import lexical_order
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bench-dir", type=Path, default=BENCH_DIR)
     parser.add_argument("--repeats", type=int, default=3, help="passes over the queries")
     args = parser.parse_args(argv)
-    conn = sqlite3.connect(f"{args.index.absolute().as_uri()}?mode=ro", uri=True)
+    conn = open_read_only(args.index)
     rows = conn.execute("SELECT rowid, terms FROM lexical ORDER BY rowid")
     postings, build_s = _timed(lambda: Postings(rows))
     queries = [query_tokens(q) for q in _queries(args.bench_dir)]

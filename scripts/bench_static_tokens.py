@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import time
 from pathlib import Path
 
 from wherein.embedding.static import POOL_BATCH, StaticEmbedder
 from wherein.embedding.static_tokens import PieceTokenizer
 from wherein.index.vector_tables import embedding_text
+from wherein.storage.database import open_read_only
 
 
 def _cpu(call) -> tuple[list[list[int]], float]:
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index", type=Path, required=True, help="an index.db to read")
     args = parser.parse_args(argv)
-    conn = sqlite3.connect(f"{args.index.absolute().as_uri()}?mode=ro", uri=True)
+    conn = open_read_only(args.index)
     texts = [
         embedding_text(path, json.loads(symbols), header, text)
         for path, symbols, header, text in conn.execute(

@@ -12,6 +12,22 @@ from wherein.embedding.base import EmbedderIdentity, normalize_rows
 from wherein.ranking.tokens import tokenize
 
 DIMENSION = 64
+# Two small modules and a README: what the CLI and damaged-index tests search.
+DEMO_REPO = {
+    "app/routing.py": (
+        "class Router:\n"
+        "    def add_route(self, path, handler):\n"
+        "        '''Register a handler for a URL path.'''\n"
+        "        self.routes[path] = handler\n"
+    ),
+    "app/retry.py": (
+        "def retry_with_backoff(call, attempts=3):\n"
+        "    '''Call again after a failure, waiting longer each time.'''\n"
+        "    for attempt in range(attempts):\n"
+        "        return call()\n"
+    ),
+    "README.md": "# Demo\n\nA tiny app used by the tests.\n",
+}
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:

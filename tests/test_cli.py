@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import cli, write_tree
+from tests.helpers import DEMO_REPO, cli, write_tree
 from tests.index.processes import (
     assert_one_sentence,
     assert_permissions_apply,
@@ -20,21 +20,7 @@ from wherein.index.location import INDEX_FILE_NAME, data_home, index_dir
 from wherein.index.migrations import MIGRATIONS
 from wherein.index.store import Store
 
-REPO = {
-    "app/routing.py": (
-        "class Router:\n"
-        "    def add_route(self, path, handler):\n"
-        "        '''Register a handler for a URL path.'''\n"
-        "        self.routes[path] = handler\n"
-    ),
-    "app/retry.py": (
-        "def retry_with_backoff(call, attempts=3):\n"
-        "    '''Call again after a failure, waiting longer each time.'''\n"
-        "    for attempt in range(attempts):\n"
-        "        return call()\n"
-    ),
-    "README.md": "# Demo\n\nA tiny app used by the tests.\n",
-}
+REPO = DEMO_REPO
 TOP_KEYS = set(
     "query workspace scope results pending warnings usage expansion rerank tiers".split()
 )
@@ -221,6 +207,20 @@ def test_status_json_leaves_an_existing_index_unchanged(capsys, repo, static):
     payload = json.loads(out)
     assert payload["files"] == 3 and payload["pending"] == {"files": 0, "chunks": 0}
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("name", ["home#1", "home?x=1", "home%20"])
+def test_status_and_indexes_read_an_index_whose_path_looks_like_uri_syntax(
+    capsys, repo, static, tmp_path, monkeypatch, name
+):
+    monkeypatch.setenv("WHEREIN_HOME", str(tmp_path / name))
+    assert cli(capsys, "index", "--workspace", str(repo))[0] == 0
+    code, out, _ = cli(capsys, "status", "--json", "--workspace", str(repo))
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["files"] == 3 and "error" not in payload
+    code, out, _ = cli(capsys, "indexes", "--json")
+    assert code == 0 and "cannot be opened" not in out
 
 
 # -- the data directory: unwritable, full, broken, newer ---------------------------------------

@@ -27,6 +27,7 @@ from wherein.index.change_check import TreeStamp
 from wherein.index.store import ChunkRow, Store, open_store
 from wherein.index.tiers import FAST, FULL
 from wherein.ranking.postings import Postings
+from wherein.storage.database import open_read_only
 
 __all__ = ["ROWS_KEPT", "ResidentIndex", "kept_while_unchanged"]
 
@@ -115,7 +116,7 @@ class ResidentIndex:
         """Read every chunk's terms in one snapshot, with the generation they belong to."""
         built: tuple[str, Postings] | None = None
         try:
-            conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+            conn = open_read_only(path)
             try:
                 conn.execute("BEGIN")
                 found = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()

@@ -19,26 +19,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.helpers import write_tree
+from tests.helpers import DEMO_REPO, write_tree
 from tests.index.processes import run_wherein
 from wherein.cli import main
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, data_home, index_dir
 
-REPO = {
-    "app/routing.py": (
-        "class Router:\n"
-        "    def add_route(self, path, handler):\n"
-        "        '''Register a handler for a URL path.'''\n"
-        "        self.routes[path] = handler\n"
-    ),
-    "app/retry.py": (
-        "def retry_with_backoff(call, attempts=3):\n"
-        "    '''Call again after a failure, waiting longer each time.'''\n"
-        "    for attempt in range(attempts):\n"
-        "        return call()\n"
-    ),
-    "README.md": "# Demo\n\nA tiny app used by the tests.\n",
-}
+REPO = DEMO_REPO
 QUERY = "call again after a failure"
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.safe_files import UnsafeFile, read_regular
+from wherein.storage.database import open_read_only
 
 __all__ = ["Corpus", "indexed_paths"]
 
@@ -25,7 +26,7 @@ def indexed_paths(workspace: Path) -> list[str]:
     path = index_dir(workspace) / INDEX_FILE_NAME
     if not path.is_file():
         return []
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = open_read_only(path)
     try:
         rows = conn.execute(
             "SELECT path FROM files WHERE skipped IS NULL AND root = ? ORDER BY path",

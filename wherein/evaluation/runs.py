@@ -27,6 +27,7 @@ from wherein.evaluation.questions import Question
 from wherein.evaluation.scoring import RESULTS_ASKED, Answer, score_answer
 from wherein.index.location import INDEX_FILE_NAME, data_home, index_dir
 from wherein.index.tiers import FAST, FULL, TIERS
+from wherein.storage.database import open_read_only
 
 __all__ = [
     "TIER_VARIANTS",
@@ -170,7 +171,7 @@ def _seed(workspace: Path, source_home: Path, target_home: Path) -> None:
     target = index_dir(workspace, {"WHEREIN_HOME": str(target_home)}) / INDEX_FILE_NAME
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        reader = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+        reader = open_read_only(source)
     except sqlite3.Error:
         return
     try:

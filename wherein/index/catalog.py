@@ -14,7 +14,6 @@ import os
 import re
 import sqlite3
 import stat
-import urllib.parse
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +23,7 @@ from wherein.index.location import INDEX_FILE_NAME, WORKSPACES_DIR_NAME, data_ho
 from wherein.index.owner import names_directory, read_owner
 from wherein.index.tiers import TIERS
 from wherein.storage.aside import database_not_regular
+from wherein.storage.database import open_read_only
 
 __all__ = [
     "GONE",
@@ -33,6 +33,7 @@ __all__ = [
     "describe_index",
     "disk_use",
     "list_indexes",
+    "own_folders",
 ]
 
 # The names `index_dir` gives: a cleaned basename, a dash, 16 hex digits of the path's hash.
@@ -77,22 +78,27 @@ class IndexEntry:
         }
 
 
+def own_folders(folder: Path, pattern: re.Pattern[str]) -> list[str]:
+    """The names in `folder` that match `pattern` and are real folders (a link or a file of
+    that name is not ours), sorted; none when `folder` is missing."""
+    try:
+        with os.scandir(folder) as listing:
+            return sorted(
+                entry.name
+                for entry in listing
+                if pattern.match(entry.name) and entry.is_dir(follow_symlinks=False)
+            )
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
 def list_indexes(home: Path | None = None) -> list[IndexEntry]:
     """Every index directory under `<home>/workspaces`, by workspace path (unknown ones last).
 
     Only real folders with an index's name count: a link or another file there is not ours.
     """
     folder = (data_home() if home is None else home) / WORKSPACES_DIR_NAME
-    try:
-        with os.scandir(folder) as listing:
-            names = sorted(
-                entry.name
-                for entry in listing
-                if INDEX_DIR_NAME.match(entry.name) and entry.is_dir(follow_symlinks=False)
-            )
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    entries = [describe_index(folder / name) for name in names]
+    entries = [describe_index(folder / name) for name in own_folders(folder, INDEX_DIR_NAME)]
     return sorted(entries, key=lambda e: (e.workspace is None, e.workspace or "", e.name))
 
 
@@ -165,7 +171,7 @@ def _read_counts(path: Path) -> tuple[dict[str, Any], list[str], str | None]:
     if not path.is_file():
         return {}, [], "no index.db in it (an index never built, or one being replaced)"
     try:
-        conn = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?mode=ro", uri=True)
+        conn = open_read_only(path)
     except sqlite3.Error as err:
         return {}, [], f"index.db cannot be opened ({err})"
     try:

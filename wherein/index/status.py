@@ -10,6 +10,7 @@ from typing import Any
 
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.storage.aside import database_not_regular
+from wherein.storage.database import open_read_only
 from wherein.workspace import Root
 
 __all__ = ["IndexStatus", "read_status"]
@@ -85,7 +86,7 @@ def read_status(
     if not path.is_file():
         return IndexStatus(workspace, path, False)
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn = open_read_only(path)
     except sqlite3.Error as err:
         return IndexStatus(workspace, path, True, str(err))
     try:

@@ -53,17 +53,7 @@ def format_report(summary: dict, *, ascii_only: bool = False) -> str:
         lines += _para(NO_RECALL_YET)
     lines += format_step_chart(summary.get("context_by_step"), ascii_only=ascii_only)
     lines += ["", _period_title(summary), *_block(_total_rows(summary))]
-    lines += ["", "NOTES"]
-    for note in _notes(summary):
-        lines += textwrap.wrap(
-            note,
-            TEXT_WIDTH,
-            initial_indent="  - ",
-            subsequent_indent="    ",
-            break_on_hyphens=False,  # paths (-home-me-app) stay whole,
-            break_long_words=False,  # and so does one longer than a line
-        )
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, *_notes_section(summary)]) + "\n"
 
 
 def format_breakdown(summary: dict) -> str:
@@ -89,17 +79,22 @@ def format_breakdown(summary: dict) -> str:
     lines.append(line(total))
     if any(row["unpriced_requests"] for row in table["rows"]):
         lines.append("  * some of the row's requests have no price: see the notes.")
-    lines += ["", "NOTES"]
+    return "\n".join([*lines, *_notes_section(summary)]) + "\n"
+
+
+def _notes_section(summary: dict) -> list[str]:
+    """The NOTES heading and each note as a wrapped bullet, ending the text report."""
+    lines = ["", "NOTES"]
     for note in _notes(summary):
         lines += textwrap.wrap(
             note,
             TEXT_WIDTH,
             initial_indent="  - ",
             subsequent_indent="    ",
-            break_on_hyphens=False,
-            break_long_words=False,
+            break_on_hyphens=False,  # paths (-home-me-app) stay whole,
+            break_long_words=False,  # and so does one longer than a line
         )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 BREAKDOWN_COLUMNS = (

@@ -9,13 +9,12 @@ by `wherein gc`, as a workspace index whose folder is gone is.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wherein.index.catalog import PRESENT, disk_use, list_indexes
+from wherein.index.catalog import PRESENT, disk_use, list_indexes, own_folders
 from wherein.index.removal import Removal, remove_index
 from wherein.packages.overlay import load_state
 from wherein.packages.resolve import ECOSYSTEMS
@@ -66,16 +65,7 @@ def list_package_indexes(home: Path) -> list[PackageIndexEntry]:
     entries = []
     for ecosystem in ECOSYSTEMS:
         folder = home / PACKAGES_DIR_NAME / ecosystem
-        try:
-            with os.scandir(folder) as listing:
-                names = sorted(
-                    e.name
-                    for e in listing
-                    if PACKAGE_DIR_NAME.match(e.name) and e.is_dir(follow_symlinks=False)
-                )
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        for name in names:
+        for name in own_folders(folder, PACKAGE_DIR_NAME):
             path = folder / name
             marker = read_complete(path) or {}
             chunks = marker.get("chunks")

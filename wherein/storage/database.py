@@ -32,6 +32,7 @@ __all__ = [
     "delete_sources",
     "marked_batches",
     "open_database",
+    "open_read_only",
     "select_by_ids",
     "start_again",
 ]
@@ -43,6 +44,15 @@ SQL_VARIABLE_BATCH = 500
 
 T = TypeVar("T")
 D = TypeVar("D", bound="Database")
+
+
+def open_read_only(path: Path, timeout: float = 5.0) -> sqlite3.Connection:
+    """A connection that cannot write `path`, through a URI that keeps any name intact.
+
+    `file:{path}` would read a `#`, `?` or `%` in the path as URI syntax and open another
+    file (a data home named `/tmp/a#b` opened `/tmp/a`); `as_uri` escapes them.
+    """
+    return sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, timeout=timeout)
 
 
 @dataclass(frozen=True)
