@@ -264,13 +264,15 @@ from wherein.workspace import Root, WalkReport, walk_root
 warnings.simplefilter("error")
 entries = list(walk_root(Root(Path(sys.argv[1])), 1 << 20, WalkReport()))
 prepare.TASK_FILES = 1
-stream = prepare.prepare_files(entries * 50, max_file_bytes=1 << 20, known_sha256={}, workers=2)
+# Far more work than a loaded machine gets through before the test's Ctrl-C arrives.
+stream = prepare.prepare_files(entries * 5000, max_file_bytes=1 << 20, known_sha256={}, workers=2)
 next(stream)
 try:
     # Inside the try: the test sends Ctrl-C as soon as it reads this line.
     print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
     for _ in stream:
         pass
+    print("finished before the interrupt", flush=True)
 except KeyboardInterrupt:
     stream.close()
     print("interrupted", len(multiprocessing.active_children()), flush=True)
