@@ -73,3 +73,22 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
         code = exit_.code
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def resident_searcher(repo: Path):
+    """(search, resident): `search(query)` runs through one `ResidentIndex` kept between
+    calls, as a `wherein serve` session's do. Call `resident.drop_store()` when done."""
+    from wherein.config import load_settings
+    from wherein.resident import ResidentIndex
+    from wherein.search import run_search
+
+    resident = ResidentIndex()
+    embedder = HashingEmbedder()
+    settings = load_settings(repo)
+
+    def search(query: str):
+        return run_search(
+            query, workspace=repo, settings=settings, fast_embedder=embedder, resident=resident
+        )
+
+    return search, resident

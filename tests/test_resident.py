@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 
 import pytest
 
-from tests.helpers import HashingEmbedder, write_tree
+from tests.helpers import HashingEmbedder, resident_searcher, write_tree
 from wherein.config import load_settings
+from wherein.index import tree_watch
 from wherein.index.change_check import TreeStamp
 from wherein.index.refresh import refresh_index
 from wherein.index.store import Store, open_store
-from wherein.resident import ResidentIndex
 from wherein.search import run_search
 from wherein.workspace import Root
 
@@ -28,17 +29,15 @@ def repo(tmp_path):
     return write_tree(tmp_path / "repo", FILES)
 
 
-@pytest.fixture
-def search(repo):
-    resident = ResidentIndex()
-    embedder = HashingEmbedder()
-    settings = load_settings(repo)
-
-    def run(query: str):
-        return run_search(
-            query, workspace=repo, settings=settings, fast_embedder=embedder, resident=resident
-        )
-
+@pytest.fixture(params=["watched", "by stat"])
+def search(request, repo, monkeypatch):
+    """A resident search: with inotify watches where the system has them, and by a stat of
+    the stamp, as where it cannot watch."""
+    if request.param == "by stat":
+        monkeypatch.setattr(tree_watch, "MAX_WATCHED_FOLDERS", 0)
+    elif not sys.platform.startswith("linux"):
+        pytest.skip("inotify is Linux's")
+    run, resident = resident_searcher(repo)
     yield run
     resident.drop_store()
 

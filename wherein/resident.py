@@ -2,8 +2,9 @@
 
 A fresh search opens the index, walks the tree, reads each tier's vectors and
 counts what is pending; most of that is the same from one query to the next. A
-`ResidentIndex` keeps the open store, the tree stamp of the last walk (so a
-`stat` of known paths replaces the walk while nothing changed), each tier's
+`ResidentIndex` keeps the open store, the tree stamp of the last walk with inotify
+watches on its folders (so one read of the event queue replaces the walk while nothing
+changed, or a `stat` of known paths where the tree cannot be watched), each tier's
 matrix with its query vectors, the coverage counts and the chunk rows read for
 earlier results, each keyed by the index state it was read at. Another process
 writing the index changes that state, and the next search reads it again.
@@ -26,6 +27,7 @@ from typing import Any
 from wherein.index.change_check import TreeStamp
 from wherein.index.store import ChunkRow, Store, open_store
 from wherein.index.tiers import FAST, FULL
+from wherein.index.tree_watch import TreeWatch, WatchRefused
 from wherein.ranking.postings import Postings
 from wherein.storage.database import open_read_only
 
@@ -47,6 +49,10 @@ class ResidentIndex:
         self._store_path: Path | None = None
         self._stamp: TreeStamp | None = None
         self._stamp_key: str | None = None
+        self._watch: TreeWatch | None = None
+        # Why the tree is checked by stat instead of watched: said once, then kept.
+        self._watch_refused: str | None = None
+        self._watch_notice: str | None = None
         self._cached: dict[str, tuple[str, object]] = {}
         # The index state at which the fast tier was seen complete: no need to look again.
         self.fast_complete_at: str | None = None
@@ -68,7 +74,7 @@ class ResidentIndex:
         if self._store is not None:
             self._store.close()
         self._store = None
-        self._stamp = None
+        self.forget_walk()
         self._cached.clear()
         self.fast_complete_at = None
         with self._postings_lock:
@@ -76,13 +82,44 @@ class ResidentIndex:
 
     def tree_unchanged(self, key: str) -> bool:
         """True when the last walk of these roots still describes the tree on disk."""
-        return self._stamp is not None and self._stamp_key == key and self._stamp.unchanged()
+        if self._stamp is None or self._stamp_key != key:
+            return False
+        if self._watch is None:
+            return self._stamp.unchanged()
+        if not self._watch.changed():
+            return True
+        self._close_watch()  # the next walk arms a new one
+        return False
 
     def remember_walk(self, key: str, stamp: TreeStamp | None) -> None:
+        """Keep what this walk saw, and watch its folders unless watching was refused."""
+        self._close_watch()
         self._stamp, self._stamp_key = stamp, key
+        if stamp is None or self._watch_refused is not None:
+            return
+        try:
+            self._watch = TreeWatch(stamp)
+        except WatchRefused as err:
+            self._watch_refused = str(err)
+            self._watch_notice = (
+                f"Not watching the tree for changes: {err}. Each search checks every "
+                "indexed file's size and time instead."
+            )
+            log.info(self._watch_notice)
+
+    def take_watch_notice(self) -> str | None:
+        """Why the tree is not watched, the first time it is asked after the refusal."""
+        notice, self._watch_notice = self._watch_notice, None
+        return notice
 
     def forget_walk(self) -> None:
+        self._close_watch()
         self._stamp = None
+
+    def _close_watch(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
 
     def cached(self, name: str, version: str, build: Callable[[], object]) -> object:
         """`build()`'s value, kept until `version` (an index state) changes."""

@@ -59,6 +59,9 @@ def warm_index(
                 warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
         if resident is not None:
             resident.remember_walk(key, stamp)
+            notice = resident.take_watch_notice()
+            if notice is not None:
+                warnings.append(notice)
     # The tier a search fills: the fast one, or the configured model when it is the fast one.
     fast_identity = fast_tier_identity(settings)
     tier = FAST if fast_identity is not None else FULL
