@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from wherein.embedding.static import StaticEmbedder
+from wherein.embedding.static import PIECES_AFTER_TEXTS, StaticEmbedder
 from wherein.embedding.static_tokens import CACHE_LIMIT, PIECE, PieceTokenizer, boundaries_hold
 
 HARD_TEXTS = [
@@ -76,3 +77,15 @@ def test_a_text_holding_an_added_token_goes_to_the_tokenizer_whole(tokenizer):
     pieces = PieceTokenizer(tokenizer)
     assert pieces.ids([text]) == _reference(tokenizer, [text])
     assert pieces._pieces == {}  # never cut into pieces
+
+
+def test_queries_embedded_alone_never_switch_to_the_pieces():
+    """A server embeds one query at a time for hours: none of them may pay for building
+    the piece cache (and importing `regex`); a batch of chunks does, and gets the same ids."""
+    embedder = StaticEmbedder()
+    queries = [f"where is request number {n} retried" for n in range(PIECES_AFTER_TEXTS * 3)]
+    alone = [embedder.embed([q])[0] for q in queries]
+    assert embedder._pieces is None
+    batch = embedder.embed(queries)
+    assert embedder._pieces is not None
+    assert np.array_equal(np.stack(alone), batch)

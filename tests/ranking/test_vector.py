@@ -1,4 +1,5 @@
-"""Query similarities: cosine as a dot product on one BLAS thread, the process's setting kept."""
+"""Query similarities: cosine as a dot product, by one BLAS thread or numpy's einsum, the
+process's BLAS setting kept."""
 
 from __future__ import annotations
 
@@ -7,22 +8,24 @@ import pytest
 from threadpoolctl import threadpool_info
 
 from wherein.errors import EmbedderError
-from wherein.ranking.vector import similarities
+from wherein.ranking.vector import EINSUM_MIN_ROWS, similarities
 
 
 def _blas_threads() -> list[int]:
     return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
 
 
-def test_similarities_are_the_dot_products_and_leave_the_thread_setting_alone():
+@pytest.mark.parametrize("rows", [3000, EINSUM_MIN_ROWS + 5])  # by BLAS, and by einsum
+def test_similarities_are_the_dot_products_and_leave_the_thread_setting_alone(rows):
     rng = np.random.default_rng(7)
-    matrix = rng.standard_normal((3000, 64)).astype(np.float32)
-    query = rng.standard_normal(64).astype(np.float32)
+    matrix = rng.standard_normal((rows, 64)).astype(np.float32)
+    query = rng.standard_normal(64)  # float64: cast, as a model's output may need
     before = _blas_threads()
     sims = similarities(query, matrix)
     assert _blas_threads() == before
-    assert sims.dtype == np.float32 and sims.shape == (3000,)
+    assert sims.dtype == np.float32 and sims.shape == (rows,)
     np.testing.assert_allclose(sims, matrix.astype(np.float64) @ query, rtol=1e-4, atol=1e-4)
+    assert np.array_equal(similarities(query, matrix), sims)  # the same sums every time
 
 
 def test_a_query_of_another_width_is_refused():

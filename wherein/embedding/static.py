@@ -20,9 +20,11 @@ POOL_BATCH = 64
 # A call pooling this many texts (indexing, not a query and its phrasings) widens the whole
 # float16 matrix to float32 once, for the rest of the model's life.
 WIDEN_AT_TEXTS = 16
-# Once this many texts have been embedded (indexing, not a query and its phrasings),
-# token ids come from the cache of pieces (`static_tokens`); until then the tokenizer's
-# own, so a search skips importing `regex` (13 ms).
+# Once this many texts have been embedded in calls of more than one (indexing: a file's
+# chunks), token ids come from the cache of pieces (`static_tokens`); until then the
+# tokenizer's own, so a search skips importing `regex` (13 ms). A query, and each of its
+# phrasings, is embedded alone and not counted: counting them made a server's 33rd query
+# pay for that import (54 ms on a loaded machine).
 PIECES_AFTER_TEXTS = 32
 
 
@@ -79,7 +81,8 @@ class StaticEmbedder:
         return normalize_rows(out)
 
     def _token_ids(self, texts: list[str]) -> list[list[int]]:
-        self._texts_seen += len(texts)
+        if len(texts) > 1:
+            self._texts_seen += len(texts)
         if self._pieces is None and self._texts_seen < PIECES_AFTER_TEXTS:
             return [e.ids for e in self._encode(texts, add_special_tokens=False)]
         if self._pieces is None:
