@@ -22,6 +22,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from wherein.retrieval.selection import top_k
+
 __all__ = ["B", "IDF_FLOOR", "K1", "Postings"]
 
 K1 = 1.2
@@ -33,7 +35,12 @@ class Postings:
     """The lexical index as arrays: for each term, the chunks holding it and how often."""
 
     def __init__(self, rows: Iterable[tuple[int, str]]) -> None:
-        """`rows`: (chunk id, its terms space-joined as the lexical table stores them)."""
+        """`rows`: (chunk id, its terms space-joined as the lexical table stores them), in
+        ascending chunk id order, as `ORDER BY rowid` reads them.
+
+        Raises:
+            ValueError: the chunk ids are not ascending.
+        """
         vocabulary: dict[str, int] = {}
         term_ids = array.array("q")  # 8 bytes a token, not a list's 8 plus an object's
         chunk_ids: list[int] = []
@@ -46,6 +53,9 @@ class Postings:
             term_ids.extend([number(term, len(vocabulary)) for term in terms])
         self.vocabulary = vocabulary
         self.chunk_ids = np.asarray(chunk_ids, dtype=np.int64)
+        if len(chunk_ids) > 1 and not bool(np.all(self.chunk_ids[1:] > self.chunk_ids[:-1])):
+            # `order` breaks ties by position, which must be FTS5's order by rowid.
+            raise ValueError("Postings needs its rows in ascending chunk id order.")
         self.lengths = np.asarray(lengths, dtype=np.float64)
         docs = len(chunk_ids)
         # One key per (term, chunk): sorted, the chunks of each term lie together, and the
@@ -54,11 +64,18 @@ class Postings:
         keys = np.frombuffer(term_ids, dtype=np.int64) * max(docs, 1) + doc_of_token
         pairs, counts = np.unique(keys, return_counts=True)
         self.docs = (pairs % max(docs, 1)).astype(np.int32)
-        self.frequencies = counts.astype(np.float64)
         terms_of_pairs = pairs // max(docs, 1)
         self.starts = np.searchsorted(terms_of_pairs, np.arange(len(vocabulary) + 1))
         mean_length = self.lengths.mean() if docs else 1.0
-        self._norm = K1 * (1 - B + B * self.lengths / (mean_length or 1.0))
+        norm = K1 * (1 - B + B * self.lengths / (mean_length or 1.0))
+        # Each (term, chunk)'s share of a score depends on nothing a query brings: computed
+        # here once, by the same operations in the same order as before, so a query only
+        # adds slices (2.2 ms of a warm stdlib search before, summing common terms).
+        holding = np.diff(self.starts)
+        idf = np.log((docs - holding + 0.5) / (holding + 0.5))
+        idf[idf <= 0.0] = IDF_FLOOR
+        tf = counts.astype(np.float64)
+        self.shares = idf[terms_of_pairs] * ((tf * (K1 + 1)) / (tf + norm[self.docs]))
 
     def __len__(self) -> int:
         return len(self.chunk_ids)
@@ -75,25 +92,15 @@ class Postings:
         if limit <= 0 or not n:
             return []
         scores = np.zeros(n, dtype=np.float64)
-        hit = np.zeros(n, dtype=bool)
         for term in dict.fromkeys(terms):
             number = self.vocabulary.get(term)
-            if number is None:
-                continue
-            start, end = self.starts[number], self.starts[number + 1]
-            docs, tf = self.docs[start:end], self.frequencies[start:end]
-            idf = float(np.log((n - len(docs) + 0.5) / (len(docs) + 0.5)))
-            if idf <= 0.0:
-                idf = IDF_FLOOR
-            scores[docs] += idf * ((tf * (K1 + 1)) / (tf + self._norm[docs]))
-            hit[docs] = True
+            if number is not None:
+                start, end = self.starts[number], self.starts[number + 1]
+                scores[self.docs[start:end]] += self.shares[start:end]
         if within is not None:
-            hit &= np.isin(self.chunk_ids, within)
-        found = np.flatnonzero(hit)
-        if len(found) > limit:
-            # The `limit` best, ties broken towards the lower chunk id, as FTS5 orders them.
-            best = np.argpartition(-scores[found], limit - 1)[:limit]
-            cut = scores[found[best]].min()
-            found = found[scores[found] >= cut]
-        ranked = found[np.lexsort((self.chunk_ids[found], -scores[found]))][:limit]
+            scores[~np.isin(self.chunk_ids, within)] = 0.0
+        # Every term adds more than nothing (idf is floored above 0), so a chunk scores
+        # above 0 exactly when it holds one; ties go to the earlier row, the lower chunk id.
+        ranked = top_k(scores, limit)
+        ranked = ranked[scores[ranked] > 0.0]
         return [(int(self.chunk_ids[i]), float(scores[i])) for i in ranked]
