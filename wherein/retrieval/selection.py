@@ -31,15 +31,19 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
 
 
 def _at_or_above_floor(scores: np.ndarray, k: int) -> np.ndarray:
-    """Positions, in order, of a few scores that hold the `k` best (all of them when there
-    are too few blocks for a floor to pay)."""
+    """Positions, in order, of a few scores that hold the `k` best: those at or above a
+    floor that at least `k` scores reach (the k-th best itself when there are too few blocks
+    for maxima to pay; all of them when there are hardly more than `k`)."""
     blocks = len(scores) // BLOCK
-    if blocks < max(MIN_BLOCKS, k):
+    if len(scores) <= TIES_BEFORE_SPLIT * k:
         return np.arange(len(scores))
-    maxima = scores[: blocks * BLOCK].reshape(blocks, BLOCK).max(axis=1)
-    # (`np.partition` is quick on distinct values; on tens of thousands of equal ones
-    # around a few distinct it took 6 ms, so it only ever sees the block maxima.)
-    floor = np.partition(maxima, blocks - k)[blocks - k]
+    if blocks < max(MIN_BLOCKS, k):
+        floor = np.partition(scores, len(scores) - k)[len(scores) - k]  # the k-th best itself
+    else:
+        maxima = scores[: blocks * BLOCK].reshape(blocks, BLOCK).max(axis=1)
+        # (`np.partition` is quick on distinct values; on tens of thousands of equal ones
+        # around a few distinct it took 6 ms, so past a few thousand it sees only maxima.)
+        floor = np.partition(maxima, blocks - k)[blocks - k]
     candidates = np.flatnonzero(scores >= floor)
     if len(candidates) <= TIES_BEFORE_SPLIT * k:
         return candidates
