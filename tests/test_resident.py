@@ -14,6 +14,7 @@ from wherein.index import tree_watch
 from wherein.index.change_check import TreeStamp
 from wherein.index.refresh import refresh_index
 from wherein.index.store import Store, open_store
+from wherein.resident import ResidentIndex
 from wherein.search import run_search
 from wherein.workspace import Root
 
@@ -186,3 +187,34 @@ def test_the_in_memory_lexical_index_answers_once_built_and_never_from_an_older_
     monkeypatch.setattr(Store, "lexical_order", no_fts5)
     assert search("parse_biscuit").hits[0].path == "app/cookies.py"
     assert all("parse_cookie" not in hit.excerpt for hit in search("parse_cookie").hits)
+
+
+def test_once_the_chunk_places_are_held_only_the_hits_rows_are_read(repo, monkeypatch):
+    settings = load_settings(repo)
+    extra = {
+        f"app/module_{n}.py": f"def handler_{n}(request):\n    return {n}\n" for n in range(30)
+    }
+    write_tree(repo, extra)
+    search, resident = resident_searcher(repo)
+    try:
+        search("handler request")  # the first search of this state starts the build
+        resident.wait_for_memory()
+        queries = ("handler request", "parse_cookie", "wait after a failure")
+        fresh = [
+            _places(
+                run_search(q, workspace=repo, settings=settings, fast_embedder=HashingEmbedder())
+            )
+            for q in queries
+        ]
+        asked: list[int] = []
+        real = ResidentIndex.chunk_rows
+        monkeypatch.setattr(
+            ResidentIndex,
+            "chunk_rows",
+            lambda self, store, ids: asked.append(len(ids)) or real(self, store, ids),
+        )
+        assert [_places(search(query)) for query in queries] == fresh
+        # The rows of the hits alone, not of every candidate (all 33 chunks here).
+        assert asked and max(asked) <= settings["search.limit"]
+    finally:
+        resident.drop_store()

@@ -15,7 +15,7 @@ import numpy as np
 
 from wherein.errors import EmbedderError
 from wherein.hits import Hit, cut_hit, drop_overlaps
-from wherein.index.store import Store
+from wherein.index.store import ChunkRow, Store
 from wherein.narrowing import Narrowed, lexical_within, narrow
 from wherein.ranking.signals import Candidate, apply_signals, copied_directories
 from wherein.ranking.tokens import query_tokens
@@ -140,15 +140,20 @@ def _ranked_hits(
 ) -> tuple[list[Hit], int]:
     """Fuse `orders`, apply the signals for `text`, and cut the first `limit` excerpts."""
     fused = fuse_rrf(orders, weights)
-    ids = list(fused)
-    rows = store.chunk_rows(ids) if resident is None else resident.chunk_rows(store, ids)
-    candidates = []
-    for cid, score in fused.items():
-        row = rows.get(cid)
-        if row is not None:
-            candidates.append(
-                Candidate(cid, row.path, row.start_line, row.end_line, row.symbols, score)
-            )
+    places = resident.chunk_places(store) if resident is not None else None
+    rows: dict[int, ChunkRow] | None = None
+    if places is not None:  # held in memory: rows are read for the hits alone, below
+        candidates = [
+            Candidate(cid, *places[cid], score) for cid, score in fused.items() if cid in places
+        ]
+    else:
+        ids = list(fused)
+        rows = store.chunk_rows(ids) if resident is None else resident.chunk_rows(store, ids)
+        candidates = [
+            Candidate(cid, row.path, row.start_line, row.end_line, row.symbols, score)
+            for cid, score in fused.items()
+            if (row := rows.get(cid)) is not None
+        ]
     signals = request.signals
     copies: frozenset[str] = frozenset()
     if "penalty" in signals:
@@ -158,6 +163,9 @@ def _ranked_hits(
     settings = request.settings
     keep = max(request.limit, settings["rerank.candidates"] if settings["rerank.enabled"] else 0)
     ranked = drop_overlaps(apply_signals(text, candidates, signals, copies), keep)
+    if rows is None:
+        rows = resident.chunk_rows(store, [c.chunk_id for c in ranked])
+        ranked = [c for c in ranked if c.chunk_id in rows]  # gone since: another writer
     if steps is not None:
         ranked = steps.reorder(text, ranked, rows)
     ranked = ranked[: request.limit]

@@ -9,10 +9,11 @@ matrix with its query vectors, the coverage counts and the chunk rows read for
 earlier results, each keyed by the index state it was read at. Another process
 writing the index changes that state, and the next search reads it again.
 
-It also holds the lexical index in memory (`wherein.ranking.postings`), built in a
-thread of its own from a read-only connection once the index has changed: until it is
-ready (5 s for the standard library's 47,534 chunks, a quarter second for pydantic's
-2,257) the searches ask FTS5, which ranks the same chunks in the same order.
+It also holds the lexical index in memory (`wherein.ranking.postings`) and every
+chunk's place (`wherein.index.chunk_places`), built in a thread of its own from one
+read-only snapshot once the index has changed: until they are ready (3-5 s for the
+standard library's 47,534 chunks, a quarter second for pydantic's 2,257) the searches ask
+FTS5, which ranks the same chunks in the same order, and read each candidate's row.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wherein.index.change_check import TreeStamp
+from wherein.index.chunk_places import ChunkPlace, read_chunk_places
 from wherein.index.store import ChunkRow, Store, open_store
 from wherein.index.tiers import FAST, FULL
 from wherein.index.tree_watch import TreeWatch, WatchRefused
@@ -38,6 +41,15 @@ log = logging.getLogger(__name__)
 # Chunk rows kept between searches (a query reads one or two hundred, and a session's
 # queries share many): bounds the memory to some tens of MB of chunk text.
 ROWS_KEPT = 20_000
+
+
+@dataclass(frozen=True)
+class _InMemory:
+    """What a resident process holds of one generation of the index, built in a thread."""
+
+    generation: str
+    postings: Postings
+    places: dict[int, ChunkPlace]
 
 
 class ResidentIndex:
@@ -56,10 +68,11 @@ class ResidentIndex:
         self._cached: dict[str, tuple[str, object]] = {}
         # The index state at which the fast tier was seen complete: no need to look again.
         self.fast_complete_at: str | None = None
-        # (generation, in-memory lexical index) once built; the generation being built.
-        self._postings: tuple[str, Postings] | None = None
-        self._postings_building: str | None = None
-        self._postings_lock = threading.Lock()
+        # The in-memory lexical index and chunk places once built; the generation being built.
+        self._in_memory: _InMemory | None = None
+        self._memory_building: str | None = None
+        self._memory_lock = threading.Lock()
+        self._builder: threading.Thread | None = None
 
     def store(self, path: Path, verify: bool) -> Store:
         """The open store at `path`, opened once (again after a failure or with `verify`)."""
@@ -77,8 +90,8 @@ class ResidentIndex:
         self.forget_walk()
         self._cached.clear()
         self.fast_complete_at = None
-        with self._postings_lock:
-            self._postings = None
+        with self._memory_lock:
+            self._in_memory = None
 
     def tree_unchanged(self, key: str) -> bool:
         """True when the last walk of these roots still describes the tree on disk."""
@@ -135,38 +148,59 @@ class ResidentIndex:
         thread builds it (the caller asks FTS5 meanwhile). None too for a workspace read
         together with its package indexes (`packages.federation`): the kept index holds the
         workspace's chunks only, and FTS5 ranks each index with its own statistics."""
+        memory = self._memory(store)
+        return memory.postings if memory is not None else None
+
+    def chunk_places(self, store: Store) -> dict[int, ChunkPlace] | None:
+        """Every chunk's place (path, lines, names) for the store's current content, read
+        with the in-memory lexical index; None when that is not (or no longer) current."""
+        memory = self._memory(store)
+        return memory.places if memory is not None else None
+
+    def _memory(self, store: Store) -> _InMemory | None:
+        """What is held in memory for the store's current generation, or None (and a thread
+        started to build it, unless one is at work)."""
         if not isinstance(store, Store):
             return None
         generation = store.get_meta("generation") or "0"
-        with self._postings_lock:
-            if self._postings is not None and self._postings[0] == generation:
-                return self._postings[1]
-            if self._postings_building is not None:
+        with self._memory_lock:
+            if self._in_memory is not None and self._in_memory.generation == generation:
+                return self._in_memory
+            if self._memory_building is not None:
                 return None
-            self._postings_building = generation
-        threading.Thread(
-            target=self._build_postings, args=(store.path,), name="wherein-postings", daemon=True
-        ).start()
+            self._memory_building = generation
+        builder = threading.Thread(
+            target=self._build_memory, args=(store.path,), name="wherein-postings", daemon=True
+        )
+        self._builder = builder
+        builder.start()
         return None
 
-    def _build_postings(self, path: Path) -> None:
-        """Read every chunk's terms in one snapshot, with the generation they belong to."""
-        built: tuple[str, Postings] | None = None
+    def wait_for_memory(self, timeout: float | None = None) -> None:
+        """Wait until the thread building the in-memory index (if one is at work) is done."""
+        builder = self._builder
+        if builder is not None:
+            builder.join(timeout)
+
+    def _build_memory(self, path: Path) -> None:
+        """Read every chunk's terms and place in one snapshot, with their generation."""
+        built: _InMemory | None = None
         try:
             conn = open_read_only(path)
             try:
                 conn.execute("BEGIN")
                 found = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
                 rows = conn.execute("SELECT rowid, terms FROM lexical ORDER BY rowid")
-                built = (found[0] if found else "0", Postings(rows))
+                postings = Postings(rows)
+                built = _InMemory(found[0] if found else "0", postings, read_chunk_places(conn))
             finally:
                 conn.close()
         except sqlite3.Error as err:  # FTS5 goes on answering; the next change tries again
             log.warning("The in-memory lexical index of %s was not built: %s", path, err)
-        with self._postings_lock:
+        with self._memory_lock:
             if built is not None:
-                self._postings = built
-            self._postings_building = None
+                self._in_memory = built
+            self._memory_building = None
 
     def state(self, store: Store) -> str:
         """A key that changes whenever the chunks or either tier's vectors change."""

@@ -1,0 +1,36 @@
+"""Where every chunk is, in memory: what the ranking signals read of each candidate.
+
+A warm search fuses a few hundred candidates, and the signals read each one's path, lines
+and declared names. Reading those rows from SQLite was most of what a query asked for the
+first time cost beyond a repeated one: 1.6 ms of 3.8 on pydantic, 3 ms on the standard
+library with the index in the page cache and 15 ms more when it was not. A resident
+process reads them all once, from the snapshot its in-memory BM25 is built from, and then
+reads rows only for the hits it returns.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+__all__ = ["ChunkPlace", "read_chunk_places"]
+
+# A chunk's display path, first and last line, and the names it declares.
+ChunkPlace = tuple[str, int, int, tuple[str, ...]]
+
+
+def read_chunk_places(conn: sqlite3.Connection) -> dict[int, ChunkPlace]:
+    """Every chunk's place, by chunk id; one string per path and per list of names."""
+    paths: dict[str, str] = {}
+    names: dict[str, tuple[str, ...]] = {}
+    places: dict[int, ChunkPlace] = {}
+    rows = conn.execute(
+        "SELECT c.id, f.path, c.start_line, c.end_line, c.symbols "
+        "FROM chunks c JOIN files f ON f.id = c.file_id"
+    )
+    for chunk_id, path, start, end, symbols in rows:
+        declared = names.get(symbols)
+        if declared is None:
+            declared = names[symbols] = tuple(json.loads(symbols))
+        places[chunk_id] = (paths.setdefault(path, path), start, end, declared)
+    return places
