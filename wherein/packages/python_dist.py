@@ -16,12 +16,14 @@ import json
 import os
 import re
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wherein.packages.files import is_plain_relative, list_folder_files
-from wherein.python_imports import MAX_NAME_CHARS, BoundedDistribution
+
+if TYPE_CHECKING:
+    from wherein.python_imports import BoundedDistribution
 
 __all__ = ["DistributionFiles", "distribution_files", "find_distribution", "normalize_name"]
 
@@ -99,6 +101,11 @@ def find_distribution(sites: tuple[Path, ...], name: str) -> Path | None:
 
 def distribution_files(folder: Path) -> DistributionFiles | str:
     """The distribution at `folder`'s own source files, or why they cannot be named."""
+    # Imported here, as `urllib.request` below: every search imports this module, and the
+    # two (importlib.metadata; http.client, email and ssl) cost a search that names no
+    # package 25 ms of its start.
+    from wherein.python_imports import MAX_NAME_CHARS, BoundedDistribution
+
     distribution = BoundedDistribution(folder)
     site = folder.parent
     try:
@@ -170,7 +177,9 @@ def _editable_source(distribution: BoundedDistribution) -> str | None:
     url = data.get("url")
     if not isinstance(url, str) or not url.startswith("file:"):
         return "a folder it does not name"
-    return urllib.request.url2pathname(urllib.parse.urlparse(url).path)
+    from urllib.request import url2pathname
+
+    return url2pathname(urllib.parse.urlparse(url).path)
 
 
 def _top_level_files(
