@@ -120,6 +120,15 @@ class ResidentIndex:
             )
             log.info(self._watch_notice)
 
+    def change_detector(self) -> tuple[str, str | None] | None:
+        """How changes to the tree are found: ("inotify", None), or ("stat", why it cannot
+        watch); None before the first walk."""
+        if self._watch_refused is not None:
+            return "stat", self._watch_refused
+        if self._watch is None and self._stamp is None:
+            return None
+        return "inotify", None
+
     def take_watch_notice(self) -> str | None:
         """Why the tree is not watched, the first time it is asked after the refusal."""
         notice, self._watch_notice = self._watch_notice, None

@@ -6,6 +6,7 @@ import json
 import logging
 import re
 import socket
+import sys
 import threading
 
 import anyio
@@ -18,6 +19,7 @@ from mcp_types import INVALID_PARAMS
 from tests.helpers import write_tree
 from tests.plugin.conftest import GatedEmbedder, run_session
 from wherein.embedding import registry
+from wherein.index import tree_watch
 from wherein.index.location import index_dir
 from wherein.index.refresh import EMBED_BATCH, index_lock
 from wherein.index.status import read_status
@@ -161,6 +163,37 @@ def test_status_touches_nothing_and_shows_no_usage_before_a_search(repo):
     assert result["embedding"]["in_process"] is True
     assert "usage" not in result and "Recall" not in result["text"]
     assert not index_dir(repo).exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+def test_status_says_how_the_session_finds_changes_once_it_searched(repo):
+    async def steps(rc):
+        before = await rc.recall(action="status")
+        await rc.recall(query="parse_cookie")
+        return before, await rc.recall(action="status")
+
+    before, after = run_session(repo, steps)
+    assert "changes" not in before
+    assert after["changes"] == {"detector": "inotify", "reason": None}
+    assert "Changes: watched with inotify." in after["text"]
+
+
+def test_status_says_why_the_tree_is_checked_by_stat_where_it_cannot_watch(repo, monkeypatch):
+    monkeypatch.setattr(tree_watch, "MAX_WATCHED_FOLDERS", 0)
+
+    async def steps(rc):
+        first = await rc.recall(query="parse_cookie")
+        second = await rc.recall(query="parse_cookie")
+        return first, second, await rc.recall(action="status")
+
+    first, second, status = run_session(repo, steps)
+    notices = [w for w in first.get("warnings", []) if w.startswith("Not watching the tree")]
+    assert len(notices) == 1 and not [
+        w for w in second.get("warnings", []) if w.startswith("Not watching")
+    ]
+    assert status["changes"]["detector"] == "stat"
+    assert "more than the 0 it watches" in status["changes"]["reason"]
+    assert "each search checks every indexed file by stat" in status["text"]
 
 
 def test_status_says_when_an_http_endpoint_does_not_answer(repo, monkeypatch):

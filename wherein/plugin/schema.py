@@ -292,6 +292,11 @@ _USAGE = _strict(
     ],
 )
 
+_CHANGES = _strict(
+    {"detector": {"type": "string", "enum": ["inotify", "stat"]}, "reason": _NULLABLE_STRING},
+    ["detector", "reason"],
+)
+
 _ERROR = _strict(
     {"kind": {"type": "string"}, "message": {"type": "string"}},
     ["kind", "message"],
@@ -316,6 +321,7 @@ def result_schema() -> dict[str, Any]:
             "embedding": _EMBEDDING,
             "config": _CONFIG,
             "usage": _USAGE,
+            "changes": _CHANGES,
             "error": _ERROR,
         },
         ["text", "action", "ok"],

@@ -372,6 +372,15 @@ async def _status(session, settings: Settings, _args, _progress) -> _Parts:
         describe_status, session.workspace, settings, building
     )
     fields = {"workspace": str(session.workspace), **fields}
+    detector = session.resident.change_detector()
+    if detector is not None:
+        kind, reason = detector
+        fields["changes"] = {"detector": kind, "reason": reason}
+        lines.append(
+            "Changes: watched with inotify."
+            if reason is None
+            else f"Changes: each search checks every indexed file by stat ({reason})."
+        )
     if session.job is not None:
         fields["job"] = session.job.snapshot()
         lines.append(session.job.describe())
