@@ -44,6 +44,14 @@ def test_many_small_calls_move_to_the_full_session(embedder):
     np.testing.assert_allclose(vector, embedder.embed(TEXTS[:1]), atol=1e-5)
 
 
+def test_a_server_opens_the_full_session_before_its_first_query():
+    light = minilm.MiniLMEmbedder().embed(TEXTS[:1])
+    server = minilm.MiniLMEmbedder()
+    server.expect_many_calls()
+    assert server._full is not None and server._light is None
+    np.testing.assert_allclose(server.embed(TEXTS[:1]), light, atol=1e-5)
+
+
 def test_meaning_still_ranks(embedder):
     vectors = embedder.embed(TEXTS)
     assert vectors[0] @ vectors[3] > vectors[0] @ vectors[1]
