@@ -30,16 +30,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from bench_warm import timed_searcher
 from measure import QUERIES as STDLIB_QUERIES
 from measure import copy_stdlib, percentile, run
 
 from wherein.config import load_settings
 from wherein.embedding.registry import create_embedder, create_fast_embedder
-from wherein.resident import ResidentIndex
-from wherein.search import run_search
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BENCH_DIR = ROOT.parent / "shared" / "bench"
@@ -131,21 +129,7 @@ def _warm(workspace: Path, home: Path, queries: list[str], tiers: frozenset[str]
         if full is not None and hasattr(full, "expect_many_calls"):
             full.expect_many_calls()  # as a `wherein serve` session does at its start
         fast = create_fast_embedder(settings)
-        resident = ResidentIndex()
-
-        def search(query: str) -> float:
-            started = time.perf_counter()
-            run_search(
-                query,
-                workspace=workspace,
-                settings=settings,
-                embedder=full,
-                fast_embedder=fast,
-                tiers=tiers,
-                resident=resident,
-            )
-            return time.perf_counter() - started
-
+        search, resident = timed_searcher(workspace, settings, full, fast, tiers)
         search(queries[0])  # loads what a session has loaded by its second call
         # ... and what it builds in a thread after its first: the in-memory lexical index
         # and chunk places (a quarter second for pydantic, 3-5 s for the standard library).

@@ -24,6 +24,9 @@ from pathlib import Path
 
 from measure import QUERIES, percentile
 
+from wherein.resident import ResidentIndex
+from wherein.search import run_search
+
 DEFAULT_BENCH_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "bench"
 REPEATS = 2
 
@@ -39,26 +42,8 @@ def _queries(args) -> list[str]:
     return found
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workspace", type=Path, required=True, help="an indexed folder")
-    parser.add_argument("--home", required=True, help="the WHEREIN_HOME holding its index")
-    parser.add_argument("--semble-repo", help="ask this semble repository's queries")
-    parser.add_argument("--bench-dir", type=Path, default=DEFAULT_BENCH_DIR)
-    parser.add_argument("--tiers", choices=["fast", "all"], default="fast")
-    args = parser.parse_args()
-    os.environ["WHEREIN_HOME"] = args.home
-    import wherein
-    from wherein.config import load_settings
-    from wherein.embedding.registry import create_embedder, create_fast_embedder
-    from wherein.resident import ResidentIndex
-    from wherein.search import run_search
-
-    workspace = args.workspace.resolve()
-    settings = load_settings(workspace)
-    fast = create_fast_embedder(settings)
-    full = create_embedder(settings) if args.tiers == "all" else None
-    tiers = frozenset({"fast", "full"} if args.tiers == "all" else {"fast"})
+def timed_searcher(workspace: Path, settings, full, fast, tiers: frozenset[str]):
+    """(search, resident): `search(query)` runs one resident search and returns its seconds."""
     resident = ResidentIndex()
 
     def search(query: str) -> float:
@@ -74,6 +59,28 @@ def main() -> int:
         )
         return time.perf_counter() - started
 
+    return search, resident
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workspace", type=Path, required=True, help="an indexed folder")
+    parser.add_argument("--home", required=True, help="the WHEREIN_HOME holding its index")
+    parser.add_argument("--semble-repo", help="ask this semble repository's queries")
+    parser.add_argument("--bench-dir", type=Path, default=DEFAULT_BENCH_DIR)
+    parser.add_argument("--tiers", choices=["fast", "all"], default="fast")
+    args = parser.parse_args()
+    os.environ["WHEREIN_HOME"] = args.home
+    import wherein
+    from wherein.config import load_settings
+    from wherein.embedding.registry import create_embedder, create_fast_embedder
+
+    workspace = args.workspace.resolve()
+    settings = load_settings(workspace)
+    fast = create_fast_embedder(settings)
+    full = create_embedder(settings) if args.tiers == "all" else None
+    tiers = frozenset({"fast", "full"} if args.tiers == "all" else {"fast"})
+    search, resident = timed_searcher(workspace, settings, full, fast, tiers)
     search("the first search of a session")
     # The in-memory index the first search starts: older code has no method to wait on it.
     for thread in threading.enumerate():
