@@ -145,6 +145,14 @@ def test_too_many_folders_are_refused_and_nothing_is_left_open(stamp, monkeypatc
     assert _inotify_fds() == before
 
 
+def test_a_tree_that_would_take_a_quarter_of_the_users_watches_is_refused(stamp, monkeypatch):
+    monkeypatch.setattr(tree_watch, "_read_limit", lambda name: "8")  # 4 folders here
+    with pytest.raises(WatchRefused, match="max_user_watches = 8"):
+        TreeWatch(stamp)
+    monkeypatch.setattr(tree_watch, "_read_limit", lambda name: "16")
+    TreeWatch(stamp).close()
+
+
 def test_close_releases_the_kernel_queue(stamp):
     before = _inotify_fds()
     watch = TreeWatch(stamp)

@@ -15,7 +15,8 @@ once more when armed, catching what changed in between.
 
 Where the watch cannot be trusted it is refused, with the reason, and the caller goes
 on checking the stamp: no inotify (not Linux), a network file system (changes made on
-another machine raise no event here), or the kernel's watch limit reached.
+another machine raise no event here), the kernel's watch limit reached, or a tree whose
+folders would take more than a quarter of the watches the user's other programs share.
 """
 
 from __future__ import annotations
@@ -28,12 +29,21 @@ from stat import S_ISDIR
 
 from wherein.index.change_check import TreeStamp
 
-__all__ = ["MAX_WATCHED_FOLDERS", "NETWORK_FILE_SYSTEMS", "TreeWatch", "WatchRefused"]
+__all__ = [
+    "MAX_WATCHED_FOLDERS",
+    "NETWORK_FILE_SYSTEMS",
+    "SHARE_OF_USER_WATCHES",
+    "TreeWatch",
+    "WatchRefused",
+]
 
 # Each watch holds about 1 KB of kernel memory, counted against the user's limit
 # (fs.inotify.max_user_watches) that other programs share: past this many folders the
 # stamp is checked instead.
 MAX_WATCHED_FOLDERS = 50_000
+# An editor's or a build tool's watcher needs the same per-user watches: a session takes no
+# more than this share of them (the limit is 8,192 on older kernels).
+SHARE_OF_USER_WATCHES = 0.25
 MOUNTINFO = Path("/proc/self/mountinfo")
 # File systems whose files other machines (or a VM's host) can change with no event here.
 NETWORK_FILE_SYSTEMS = frozenset(
@@ -89,6 +99,13 @@ class TreeWatch:
         if len(folders) > MAX_WATCHED_FOLDERS:
             raise WatchRefused(
                 f"{len(folders):,} folders are more than the {MAX_WATCHED_FOLDERS:,} it watches"
+            )
+        limit = _read_limit("max_user_watches")
+        if limit.isdigit() and len(folders) > int(limit) * SHARE_OF_USER_WATCHES:
+            raise WatchRefused(
+                f"its {len(folders):,} folders would take more than a quarter of the inotify "
+                f"watches that every program of this user shares (fs.inotify.max_user_watches "
+                f"= {limit})"
             )
         network = _network_file_systems(devices)
         if network:
