@@ -17,10 +17,11 @@ from wherein.errors import EmbedderError
 from wherein.hits import Hit, cut_hit, drop_overlaps
 from wherein.index.store import ChunkRow, Store
 from wherein.narrowing import Narrowed, lexical_within, narrow
+from wherein.ranking.postings import Postings
 from wherein.ranking.signals import Candidate, apply_signals, copied_directories
 from wherein.ranking.tokens import query_tokens
 from wherein.related import Origin, Place, find_origin, related_orders
-from wherein.resident import ResidentIndex, kept_while_unchanged
+from wherein.resident import InMemoryIndex, ResidentIndex, kept_while_unchanged
 from wherein.retrieval.corpus import VectorOrder, query_orders
 from wherein.retrieval.fusion import fuse_rrf
 from wherein.scope import WEAK_GAP, scope_gap, unmatched_notice, weak_notice
@@ -49,15 +50,15 @@ class CodeCorpus:
     view: TierView
     # Where a failing tier says so; None: skipped quietly (a phrasing's orders).
     warnings: list[str] | None
-    resident: ResidentIndex | None = None
+    # The resident in-memory lexical index, when one is built for the store's content.
+    postings: Postings | None = None
 
     def lexical_order(self, query: str, depth: int) -> list[int]:
         """Chunk ids holding a query term, by BM25 score, best first, within the scope: from
         the resident in-memory index when it is built, else from FTS5 (the same order)."""
         terms = query_tokens(query)
-        postings = self.resident.postings(self.store) if self.resident is not None else None
-        if postings is not None:
-            found = postings.order(terms, depth, self.scope)
+        if self.postings is not None:
+            found = self.postings.order(terms, depth, self.scope)
         elif self.narrowed is not None:
             found = lexical_within(self.store, terms, depth, self.narrowed.ids)
         else:
@@ -90,7 +91,9 @@ def rank_chunks(
         view = view.in_scope(scope)
     elif not kept_while_unchanged(resident, store, "chunks", store.chunk_count):
         return [], 0
-    corpus = CodeCorpus(store, prefixes, narrowed, scope, view, warnings, resident)
+    memory = resident.in_memory(store) if resident is not None else None
+    postings = memory.postings if memory is not None else None
+    corpus = CodeCorpus(store, prefixes, narrowed, scope, view, warnings, postings)
     orders: list[list[int]] = []
     similarity_of: dict[int, float] = {}
     if text is not None:
@@ -106,7 +109,7 @@ def rank_chunks(
         orders += more
     signal_text = request.text if text is None else text
     return _ranked_hits(
-        store, request, orders, weights, similarity_of, signal_text, steps, resident
+        store, request, orders, weights, similarity_of, signal_text, steps, resident, memory
     )
 
 
@@ -122,8 +125,9 @@ def rank_related(
     orders, similarity_of, used = related_orders(store, origin, allowed, CANDIDATES_PER_RANKER)
     # The signals read the origin's path and names: from a test, tests are not penalised.
     about = " ".join((origin.path, *origin.symbols))
+    memory = resident.in_memory(store) if resident is not None else None
     hits, source_chars = _ranked_hits(
-        store, request, orders, None, similarity_of, about, None, resident
+        store, request, orders, None, similarity_of, about, None, resident, memory
     )
     return hits, source_chars, origin, used
 
@@ -137,12 +141,13 @@ def _ranked_hits(
     text: str,
     steps: SearchSteps | None,
     resident: ResidentIndex | None,
+    memory: InMemoryIndex | None,
 ) -> tuple[list[Hit], int]:
     """Fuse `orders`, apply the signals for `text`, and cut the first `limit` excerpts."""
     fused = fuse_rrf(orders, weights)
-    places = resident.chunk_places(store) if resident is not None else None
     rows: dict[int, ChunkRow] | None = None
-    if places is not None:  # held in memory: rows are read for the hits alone, below
+    if resident is not None and memory is not None:  # rows are read for the hits alone, below
+        places = memory.places
         candidates = [
             Candidate(cid, *places[cid], score) for cid, score in fused.items() if cid in places
         ]
@@ -163,7 +168,7 @@ def _ranked_hits(
     settings = request.settings
     keep = max(request.limit, settings["rerank.candidates"] if settings["rerank.enabled"] else 0)
     ranked = drop_overlaps(apply_signals(text, candidates, signals, copies), keep)
-    if rows is None:
+    if rows is None and resident is not None:
         rows = resident.chunk_rows(store, [c.chunk_id for c in ranked])
         ranked = [c for c in ranked if c.chunk_id in rows]  # gone since: another writer
     if steps is not None:

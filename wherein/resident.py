@@ -34,7 +34,7 @@ from wherein.index.tree_watch import TreeWatch, WatchRefused
 from wherein.ranking.postings import Postings
 from wherein.storage.database import open_read_only
 
-__all__ = ["ROWS_KEPT", "ResidentIndex", "kept_while_unchanged"]
+__all__ = ["ROWS_KEPT", "InMemoryIndex", "ResidentIndex", "kept_while_unchanged"]
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ ROWS_KEPT = 20_000
 
 
 @dataclass(frozen=True)
-class _InMemory:
+class InMemoryIndex:
     """What a resident process holds of one generation of the index, built in a thread."""
 
     generation: str
@@ -69,7 +69,7 @@ class ResidentIndex:
         # The index state at which the fast tier was seen complete: no need to look again.
         self.fast_complete_at: str | None = None
         # The in-memory lexical index and chunk places once built; the generation being built.
-        self._in_memory: _InMemory | None = None
+        self._in_memory: InMemoryIndex | None = None
         self._memory_building: str | None = None
         self._memory_lock = threading.Lock()
         self._builder: threading.Thread | None = None
@@ -152,23 +152,12 @@ class ResidentIndex:
         self._cached[name] = (version, value)
         return value
 
-    def postings(self, store: Store) -> Postings | None:
-        """The lexical index in memory for the store's current content, or None while a
-        thread builds it (the caller asks FTS5 meanwhile). None too for a workspace read
-        together with its package indexes (`packages.federation`): the kept index holds the
+    def in_memory(self, store: Store) -> InMemoryIndex | None:
+        """The lexical index and chunk places held for the store's current content, read once
+        per search; None while a thread builds them (it is started here unless one is at
+        work), and the caller asks FTS5 and reads rows meanwhile. None too for a workspace read
+        together with its package indexes (`packages.federation`): what is held covers the
         workspace's chunks only, and FTS5 ranks each index with its own statistics."""
-        memory = self._memory(store)
-        return memory.postings if memory is not None else None
-
-    def chunk_places(self, store: Store) -> dict[int, ChunkPlace] | None:
-        """Every chunk's place (path, lines, names) for the store's current content, read
-        with the in-memory lexical index; None when that is not (or no longer) current."""
-        memory = self._memory(store)
-        return memory.places if memory is not None else None
-
-    def _memory(self, store: Store) -> _InMemory | None:
-        """What is held in memory for the store's current generation, or None (and a thread
-        started to build it, unless one is at work)."""
         if not isinstance(store, Store):
             return None
         generation = store.get_meta("generation") or "0"
@@ -193,7 +182,7 @@ class ResidentIndex:
 
     def _build_memory(self, path: Path) -> None:
         """Read every chunk's terms and place in one snapshot, with their generation."""
-        built: _InMemory | None = None
+        built: InMemoryIndex | None = None
         try:
             conn = open_read_only(path)
             try:
@@ -201,7 +190,7 @@ class ResidentIndex:
                 found = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
                 rows = conn.execute("SELECT rowid, terms FROM lexical ORDER BY rowid")
                 postings = Postings(rows)
-                built = _InMemory(found[0] if found else "0", postings, read_chunk_places(conn))
+                built = InMemoryIndex(found[0] if found else "0", postings, read_chunk_places(conn))
             finally:
                 conn.close()
         except sqlite3.Error as err:  # FTS5 goes on answering; the next change tries again
