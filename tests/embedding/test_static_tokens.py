@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from wherein.embedding.static import PIECES_AFTER_TEXTS, StaticEmbedder
-from wherein.embedding.static_tokens import CACHE_LIMIT, PIECE, PieceTokenizer, boundaries_hold
+from wherein.embedding.static_tokens import (
+    ASCII_PIECE,
+    CACHE_LIMIT,
+    PIECE,
+    SPACE,
+    PieceTokenizer,
+    boundaries_hold,
+)
 
 HARD_TEXTS = [
     "def parse_cookie(header):\n    return dict(p.split('=') for p in header)\n",
@@ -43,6 +51,19 @@ def test_no_token_of_the_vocabulary_spans_a_cut(tokenizer):
     # The check can fail: a token made of a letter and a digit would cross a cut.
     assert not boundaries_hold([*merged[:10], "a1"])
     assert not boundaries_hold(["\u2581def", "x\u2581y"])
+
+
+def test_the_ascii_cut_is_the_unicode_cut_on_ascii_texts():
+    every_character = "".join(map(chr, range(128)))
+    texts = [every_character, every_character[::-1], "abc123def  456__x\t\n"]
+    rng = random.Random(7)
+    alphabet = every_character + "aaaaeeezzZZ09 " * 4
+    texts += ["".join(rng.choices(alphabet, k=rng.randint(1, 80))) for _ in range(2000)]
+    for text in texts:
+        spaced = SPACE + text.replace(" ", SPACE)
+        assert ASCII_PIECE.findall(spaced) == PIECE.findall(spaced), text
+    # The cut differs where the text is not ASCII, which is why only ASCII texts take it.
+    assert ASCII_PIECE.findall("naïve") != PIECE.findall("naïve")
 
 
 def test_ids_equal_the_tokenizers_own_on_hard_texts(tokenizer):

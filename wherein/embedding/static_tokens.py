@@ -13,21 +13,31 @@ their ids took half the CPU time of the tokenizer's own batch encode.
 
 A text holding one of the tokenizer's added tokens (`<s>`, `</s>`, `<unk>` written
 out) goes to the tokenizer whole: it matches those before any merge.
+
+Most code is ASCII, where a letter is `[A-Za-z]` and a decimal digit `[0-9]`: such a
+text is cut by `ASCII_PIECE`, the same cuts by the standard `re` (twice as fast as
+`regex` with its Unicode classes: 0.08 s against 0.19 s on pydantic's 2,257 chunks).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from itertools import chain
 
 import regex
 
-__all__ = ["PIECE", "PieceTokenizer", "boundaries_hold"]
+__all__ = ["ASCII_PIECE", "PIECE", "PieceTokenizer", "boundaries_hold"]
 
 SPACE = "\u2581"  # SentencePiece's visible space, as the normalizer writes it
 # Letters, decimal digits (one token each in this vocabulary) and everything else, each
 # run taking the `▁`s before it: the vocabulary has tokens such as `▁▁▁▁` and `▁def`.
 PIECE = regex.compile(
     rf"{SPACE}+(?:\p{{L}}+|[^\p{{L}}\p{{Nd}}{SPACE}]+)?|\p{{L}}+|[^\p{{L}}\p{{Nd}}{SPACE}]+|\p{{Nd}}"
+)
+# PIECE on a text whose only non-ASCII character is `▁` (an ASCII text, spaces replaced).
+ASCII_PIECE = re.compile(
+    rf"{SPACE}+(?:[A-Za-z]+|[^A-Za-z0-9{SPACE}]+)?|[A-Za-z]+|[^A-Za-z0-9{SPACE}]+|[0-9]"
 )
 # Distinct pieces remembered; past it the memory starts again (~30 MB at the bound).
 CACHE_LIMIT = 400_000
@@ -69,13 +79,18 @@ class PieceTokenizer:
         pieces = self._pieces
         if len(pieces) > CACHE_LIMIT:
             pieces.clear()
-        ids: list[int] = []
-        for piece in PIECE.findall(SPACE + text.replace(" ", SPACE)):
-            found = pieces.get(piece)
-            if found is None:
-                found = pieces[piece] = [token.id for token in self.model.tokenize(piece)]
-            ids += found
-        return ids
+        cut = ASCII_PIECE if text.isascii() else PIECE
+        parts = cut.findall(SPACE + text.replace(" ", SPACE))
+        found = list(map(pieces.get, parts))
+        if None in found:
+            for number, ids in enumerate(found):
+                if ids is None:
+                    piece = parts[number]
+                    ids = pieces.get(piece)  # a piece new to the cache may come twice
+                    if ids is None:
+                        ids = pieces[piece] = [token.id for token in self.model.tokenize(piece)]
+                    found[number] = ids
+        return list(chain.from_iterable(found))
 
 
 def boundaries_hold(vocabulary: Sequence[str], byte_tokens_prefix: str = "<0x") -> bool:
