@@ -94,7 +94,20 @@ class SearchModels:
 def _kept(
     saved: QueryVectors | None, identity: EmbedderIdentity | None, text: str
 ) -> EmbedderIdentity | None:
-    """`identity`, when `saved` holds its model's vector for `text` (so the model may wait)."""
-    if saved is None or identity is None or saved.get(identity, text) is None:
+    """`identity`, when `saved` holds its model's vector for `text` (so the model may wait).
+
+    For the fast tier's static model, a vector not saved yet is made from the token ids
+    indexing kept for the query's pieces, when it kept all of them, and saved.
+    """
+    if saved is None or identity is None:
         return None
+    if saved.get(identity, text) is None:
+        from wherein.embedding.static import StaticEmbedder, query_from_pieces
+
+        if identity != StaticEmbedder.identity:
+            return None
+        vector = query_from_pieces(text, lambda pieces: saved.known_pieces(identity, pieces))
+        if vector is None:
+            return None
+        saved.put(identity, text, vector)
     return identity

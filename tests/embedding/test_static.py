@@ -8,7 +8,15 @@ import numpy as np
 import wordllama as wordllama_package
 
 from wherein.embedding.base import normalize_rows
-from wherein.embedding.static import CONFIG, POOL_BATCH, StaticEmbedder
+from wherein.embedding.static import (
+    ADDED_TOKEN_MARK,
+    CONFIG,
+    PIECES_AFTER_TEXTS,
+    POOL_BATCH,
+    StaticEmbedder,
+    query_from_pieces,
+)
+from wherein.embedding.static_tokens import QUERY_PIECE, PieceTokenizer
 
 TEXTS = [
     "def parse_cookie(header):\n    return dict(p.split('=') for p in header)\n",
@@ -49,3 +57,69 @@ def test_a_query_alone_gets_the_vector_a_batch_gives_it():
     one_by_one = np.stack([alone.embed([text])[0] for text in texts])
     batched = StaticEmbedder().embed(texts)
     assert np.array_equal(one_by_one, batched)
+
+
+QUERY_SHAPES = [
+    "where is the retry backoff handled",
+    "parse_HTTPHeader and getHTTPResponse",
+    "  two  spaces, a tab\tand a trailing space ",
+    "self.session.get(url, timeout=30)",
+    "error 429: too many requests!",
+    "x",
+    "__init__",
+    "a" * 200,
+]
+
+
+def _all_known(queries):
+    """Every piece of `queries` with its ids, as indexing would have learned them."""
+    embedder = StaticEmbedder()
+    pieces = PieceTokenizer(embedder.tokenizer)
+    pieces.ids(list(queries))
+    return dict(pieces._pieces)
+
+
+def test_a_query_from_known_pieces_is_the_models_own_vector():
+    known = _all_known(QUERY_SHAPES)
+    model = StaticEmbedder()
+    for query in QUERY_SHAPES:
+        vector = query_from_pieces(query, lambda wanted: {p: known[p] for p in wanted})
+        assert vector is not None, query
+        assert np.array_equal(vector, model.embed([query])[0]), query
+
+
+def test_a_query_with_a_piece_indexing_never_met_needs_the_model():
+    known = _all_known(["where is the retry handled"])
+    asked = []
+
+    def lookup(wanted):
+        asked.append(list(wanted))
+        return {p: known[p] for p in wanted if p in known}
+
+    assert query_from_pieces("where is the retry handled", lookup) is not None
+    assert query_from_pieces("where is the frobnication handled", lookup) is None
+    assert "\u2581frobnication" in asked[-1]
+    # Texts the pieces cannot cut as the tokenizer does are not even looked up.
+    for text in ("", "naïve retry", "where is <s> handled"):
+        assert query_from_pieces(text, lookup) is None
+    assert len(asked) == 2
+
+
+def test_every_added_token_holds_the_mark_a_query_is_checked_for():
+    added = StaticEmbedder().tokenizer.get_added_tokens_decoder().values()
+    assert {token.content for token in added} == {"<unk>", "<s>", "</s>"}
+    assert all(ADDED_TOKEN_MARK in token.content for token in added)
+
+
+def test_indexing_passes_on_only_the_pieces_a_query_can_hold():
+    embedder = StaticEmbedder()
+    code = "def retry(call):\n        return call()  # ==== wait 30s ====\n"
+    embedder.embed([code] * (PIECES_AFTER_TEXTS + 1))  # a batch: indexing
+    learned = embedder.take_learned_pieces()
+    assert {"\u2581retry", "call", "\u2581wait", "3", "0", "s", "()"} <= set(learned)
+    assert "\u2581" * 8 + "return" not in learned  # indentation is code's own
+    assert "\u2581====" not in learned
+    assert all(QUERY_PIECE.fullmatch(piece) for piece in learned)
+    assert embedder.take_learned_pieces() == {}  # taken once
+    embedder.embed([code, code])
+    assert embedder.take_learned_pieces() == {}  # nothing new

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 
@@ -112,3 +113,77 @@ def test_a_repeated_search_in_a_new_process_loads_no_model(tmp_path):
     assert again[-1] == "[]"
     assert again[0] == first[0]  # the same answer, to the byte
     assert search("cookie header")[-1] == "['safetensors', 'tokenizers']"
+
+
+def test_pieces_are_kept_per_model_and_read_back(tmp_path):
+    saved = QueryVectors(tmp_path)
+    saved.keep_pieces(IDENTITY, {"\u2581retry": [7, 8], "call": [9]})
+    saved.keep_pieces(IDENTITY, {"\u2581retry": [1]})  # the first ids stay: they are the same
+    saved.close()
+    again = QueryVectors(tmp_path)
+    assert again.known_pieces(IDENTITY, ["\u2581retry", "call", "gone"]) == {
+        "\u2581retry": [7, 8],
+        "call": [9],
+    }
+    other = EmbedderIdentity("test", "other", 4)
+    assert again.known_pieces(other, ["\u2581retry"]) == {}
+    many = [f"piece{n}" for n in range(query_vectors.PIECES_PER_LOOKUP * 2 + 3)]
+    again.keep_pieces(IDENTITY, {piece: [n] for n, piece in enumerate(many)})
+    assert again.known_pieces(IDENTITY, many) == {piece: [n] for n, piece in enumerate(many)}
+
+
+def test_pieces_past_the_bound_start_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(query_vectors, "PIECES_KEPT", 3)
+    saved = QueryVectors(tmp_path)
+    saved.keep_pieces(IDENTITY, {f"old{n}": [n] for n in range(5)})
+    saved.close()
+    later = QueryVectors(tmp_path)  # the next indexing process counts them once
+    later.keep_pieces(IDENTITY, {"new": [1]})
+    assert later.known_pieces(IDENTITY, ["old0", "new"]) == {"new": [1]}
+
+
+def test_a_damaged_file_knows_no_pieces(tmp_path):
+    (tmp_path / QUERY_VECTORS_FILE_NAME).write_bytes(b"not a database at all" * 100)
+    assert QueryVectors(tmp_path).known_pieces(IDENTITY, ["call"]) == {}
+
+
+def _many_functions() -> dict[str, str]:
+    """Enough chunks in one file that indexing tokenizes them by pieces, and learns those."""
+    body = "".join(
+        f"def handler_{n}(request):\n    '''Retry the request after a timeout.'''\n"
+        + "".join(f"    step_{k} = request.retry(backoff={n}, attempt={k})\n" for k in range(12))
+        + "    return step_0\n\n\n"
+        for n in range(40)
+    )
+    return {"app/handlers.py": body, **FILES}
+
+
+def test_a_new_query_made_of_the_codes_words_loads_no_tokenizer(tmp_path):
+    """Indexing kept the ids of the code's pieces: a fresh search with a new query reads
+    them and the query's own rows, and answers exactly as the loaded model would."""
+    repo = write_tree(tmp_path / "repo", _many_functions())
+    code = (
+        "import sys\n"
+        "from wherein.cli import main\n"
+        "main(['search', sys.argv[2], '--json', '--workspace', sys.argv[1]])\n"
+        "print(sorted(m for m in ('tokenizers',) if m in sys.modules))\n"
+    )
+
+    def search(query: str) -> list[str]:
+        command = [sys.executable, "-c", code, str(repo), query]
+        out = subprocess.run(command, capture_output=True, text=True, check=True, env=os.environ)
+        return out.stdout.strip().splitlines()
+
+    search("cookie header")  # indexes, with the real fast tier
+    answered = search("retry the request after a timeout")
+    assert answered[-1] == "[]"
+    path = index_dir(repo) / QUERY_VECTORS_FILE_NAME
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM pieces")
+        conn.execute("DELETE FROM vectors")
+    conn.close()
+    by_the_model = search("retry the request after a timeout")
+    assert by_the_model[-1] == "['tokenizers']"
+    assert by_the_model[0] == answered[0]  # the same answer, to the byte
+    assert search("where is the frobnication retried")[-1] == "['tokenizers']"
+    assert b"frobnication" not in path.read_bytes()  # a query's own words are never kept

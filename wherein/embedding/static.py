@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -10,7 +10,7 @@ from wherein.embedding.base import EmbedderIdentity, normalize_rows
 from wherein.embedding.minilm import _package_dir
 from wherein.errors import EmbedderError
 
-__all__ = ["StaticEmbedder"]
+__all__ = ["StaticEmbedder", "query_from_pieces"]
 
 CONFIG = "l2_supercat"
 DIMENSION = 256
@@ -26,6 +26,9 @@ WIDEN_AT_TEXTS = 16
 # phrasings, is embedded alone and not counted: counting them made a server's 33rd query
 # pay for that import (54 ms on a loaded machine).
 PIECES_AFTER_TEXTS = 32
+# Every added token of this tokenizer (`<unk>`, `<s>`, `</s>`) holds it: a query that does
+# not is cut into pieces like any text (tests/embedding/test_static.py checks the list).
+ADDED_TOKEN_MARK = "<"
 
 
 class StaticEmbedder:
@@ -41,7 +44,7 @@ class StaticEmbedder:
         from tokenizers import Tokenizer
 
         package_dir = _package_dir("wordllama")
-        weights = package_dir / "weights" / f"{CONFIG}_{DIMENSION}.safetensors"
+        weights = _weights_file(package_dir)
         tokenizer = package_dir / "tokenizers" / f"{CONFIG}_tokenizer_config.json"
         try:
             with safe_open(str(weights), framework="np", device="cpu") as handle:
@@ -80,6 +83,10 @@ class StaticEmbedder:
             out[start : start + len(batch)] = self._pool(self._token_ids(batch))
         return normalize_rows(out)
 
+    def take_learned_pieces(self) -> dict[str, list[int]]:
+        """The query pieces this model first tokenized since the last call (indexing's)."""
+        return {} if self._pieces is None else self._pieces.take_learned()
+
     def _token_ids(self, texts: list[str]) -> list[list[int]]:
         if len(texts) > 1:
             self._texts_seen += len(texts)
@@ -103,16 +110,65 @@ class StaticEmbedder:
         if self._wide is None and len(token_ids) >= WIDEN_AT_TEXTS:
             self._wide = self.matrix.astype(np.float32)
         wide = self._wide
+        if wide is None:
+            matrix = self.matrix
+
+            def rows_of(distinct: np.ndarray) -> np.ndarray:
+                return matrix[distinct].astype(np.float32, copy=False)
+        else:
+            rows_of = wide.__getitem__
         out = np.zeros((len(token_ids), DIMENSION), dtype=np.float32)
         last = len(self.matrix) - 1
         for row, ids in enumerate(token_ids):
-            if not ids:
-                continue
-            tokens = np.minimum(np.asarray(ids, dtype=np.int64), last)
-            distinct, counts = np.unique(tokens, return_counts=True)
-            if wide is None:
-                rows = self.matrix[distinct].astype(np.float32, copy=False)
-            else:
-                rows = wide[distinct]
-            out[row] = (counts.astype(np.float32) @ rows) / len(ids)
+            if ids:
+                out[row] = _mean_row(ids, rows_of, last)
         return out
+
+
+def query_from_pieces(
+    text: str, known: Callable[[list[str]], Mapping[str, Sequence[int]]]
+) -> np.ndarray | None:
+    """`StaticEmbedder().embed([text])[0]`, from token ids `known` keeps for its pieces.
+
+    Neither the tokenizer (60-90 ms to load) nor the whole matrix (15 ms) is read: only
+    the rows of the query's own tokens. None when some piece is not known, or the text
+    is one the pieces cannot cut exactly (not ASCII, or holding an added token): then
+    the model must load.
+    """
+    from wherein.embedding.static_tokens import ASCII_PIECE, SPACE
+
+    if not text or not text.isascii() or ADDED_TOKEN_MARK in text:
+        return None
+    pieces = ASCII_PIECE.findall(SPACE + text.replace(" ", SPACE))
+    found = known(pieces)
+    if not all(found.get(piece) for piece in pieces):
+        return None
+    ids = [token for piece in pieces for token in found[piece]]
+    try:
+        from safetensors import safe_open
+
+        with safe_open(str(_weights_file(_package_dir("wordllama"))), "np", "cpu") as handle:
+            stored = handle.get_slice(TENSOR_KEY)
+            shape = stored.get_shape()
+            if len(shape) != 2 or shape[1] != DIMENSION:
+                return None
+
+            def rows_of(distinct: np.ndarray) -> np.ndarray:
+                rows = [stored[int(i) : int(i) + 1] for i in distinct]
+                return np.concatenate(rows).astype(np.float32, copy=False)
+
+            vector = _mean_row(ids, rows_of, shape[0] - 1)
+    except Exception:  # a missing or damaged model: the caller loads it, and says why
+        return None
+    return normalize_rows(vector[None, :])[0]
+
+
+def _mean_row(ids: list[int], rows_of: Callable[[np.ndarray], np.ndarray], last: int) -> np.ndarray:
+    """The mean of the token rows `ids` name (ids past the matrix read its last row)."""
+    tokens = np.minimum(np.asarray(ids, dtype=np.int64), last)
+    distinct, counts = np.unique(tokens, return_counts=True)
+    return (counts.astype(np.float32) @ rows_of(distinct)) / len(ids)
+
+
+def _weights_file(package_dir):
+    return package_dir / "weights" / f"{CONFIG}_{DIMENSION}.safetensors"

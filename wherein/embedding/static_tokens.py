@@ -27,7 +27,7 @@ from itertools import chain
 
 import regex
 
-__all__ = ["ASCII_PIECE", "PIECE", "PieceTokenizer", "boundaries_hold"]
+__all__ = ["ASCII_PIECE", "PIECE", "QUERY_PIECE", "PieceTokenizer", "boundaries_hold"]
 
 SPACE = "\u2581"  # SentencePiece's visible space, as the normalizer writes it
 # Letters, decimal digits (one token each in this vocabulary) and everything else, each
@@ -41,6 +41,13 @@ ASCII_PIECE = re.compile(
 )
 # Distinct pieces remembered; past it the memory starts again (~30 MB at the bound).
 CACHE_LIMIT = 400_000
+# The pieces a question can hold: a word after at most one space, a short run of
+# punctuation, a space, a digit. Indexing passes these on (`take_learned`), so that a
+# fresh search can embed a query from them (`wherein.index.query_vectors`); runs of
+# indentation and long runs of symbols are code's own.
+QUERY_PIECE = re.compile(rf"{SPACE}?(?:[A-Za-z]{{1,32}}|[^A-Za-z0-9{SPACE}]{{1,3}})?|[0-9]")
+# Learned pieces held until taken; a process that never takes them stops adding there.
+LEARNED_LIMIT = 100_000
 
 
 class PieceTokenizer:
@@ -57,6 +64,7 @@ class PieceTokenizer:
         # tokenizers 0.21 and later: the same ids without character offsets, 25% faster.
         self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
         self._pieces: dict[str, list[int]] = {}
+        self._learned: dict[str, list[int]] = {}
 
     def ids(self, texts: Sequence[str]) -> list[list[int]]:
         """The ids `tokenizer.encode_batch(texts, add_special_tokens=False)` gives."""
@@ -72,6 +80,11 @@ class PieceTokenizer:
             for number, encoding in zip(whole, encodings, strict=True):
                 out[number] = encoding.ids
         return out  # type: ignore[return-value]  # every slot is filled above
+
+    def take_learned(self) -> dict[str, list[int]]:
+        """The query pieces first tokenized since the last call, with their ids."""
+        learned, self._learned = self._learned, {}
+        return learned
 
     def _by_pieces(self, text: str) -> list[int]:
         if not text:  # the normalizer prepends its `▁` only to a text with something in it
@@ -89,8 +102,13 @@ class PieceTokenizer:
                     ids = pieces.get(piece)  # a piece new to the cache may come twice
                     if ids is None:
                         ids = pieces[piece] = [token.id for token in self.model.tokenize(piece)]
+                        self._learn(piece, ids)
                     found[number] = ids
         return list(chain.from_iterable(found))
+
+    def _learn(self, piece: str, ids: list[int]) -> None:
+        if len(self._learned) < LEARNED_LIMIT and QUERY_PIECE.fullmatch(piece):
+            self._learned[piece] = ids
 
 
 def boundaries_hold(vocabulary: Sequence[str], byte_tokens_prefix: str = "<0x") -> bool:

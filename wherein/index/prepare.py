@@ -25,7 +25,7 @@ import signal
 import sys
 import threading
 import types
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -152,6 +152,7 @@ def prepare_files(
     known_sha256: Mapping[str, str],
     workers: int | None = None,
     fast: Embedder | None = None,
+    learned: Callable[[dict[str, list[int]]], None] | None = None,
 ) -> Iterator[PreparedFile]:
     """Prepare `entries`, yielding one `PreparedFile` each, in input order, as they are done.
 
@@ -163,13 +164,15 @@ def prepare_files(
 
     With `fast`, every chunk comes with its fast-tier vector, computed beside the
     chunking: in the workers when `fast` is the fast tier's own static model (each
-    worker loads it once: 0.1 s), in this process otherwise.
+    worker loads it once: 0.1 s), in this process otherwise. `learned` is handed the
+    query pieces that model tokenized for the first time (`StaticEmbedder.take_learned_pieces`).
     """
     entries = list(entries)
     if not uses_pool(entries, workers):
         for entry in entries:
             known = known_sha256.get(entry.display_path)
             yield prepare_file(entry, max_file_bytes, known, fast)
+            _pass_learned(fast, learned)
         return
     in_workers = fast is not None and fast.identity == StaticEmbedder.identity
     count = DEFAULT_WORKERS if workers is None else workers
@@ -186,9 +189,9 @@ def prepare_files(
             with hide:
                 window.append(pool.submit(_prepare_task, task, max_file_bytes, in_workers))
             if len(window) >= limit:
-                yield from _with_fast(window.popleft().result(), fast, in_workers)
+                yield from _task_result(window.popleft(), fast, in_workers, learned)
         while window:
-            yield from _with_fast(window.popleft().result(), fast, in_workers)
+            yield from _task_result(window.popleft(), fast, in_workers, learned)
 
 
 def start_method() -> str:
@@ -208,6 +211,31 @@ def start_method() -> str:
     if sys.platform.startswith("linux") and threading.active_count() == 1:
         return "fork"
     return "spawn"
+
+
+def _task_result(
+    done: Future,
+    fast: Embedder | None,
+    in_workers: bool,
+    learned: Callable[[dict[str, list[int]]], None] | None,
+) -> list[PreparedFile]:
+    prepared, pieces = done.result()
+    if pieces and learned is not None:
+        learned(pieces)
+    prepared = _with_fast(prepared, fast, in_workers)
+    _pass_learned(None if in_workers else fast, learned)
+    return prepared
+
+
+def _pass_learned(
+    fast: Embedder | None, learned: Callable[[dict[str, list[int]]], None] | None
+) -> None:
+    """Hand `learned` what this process's fast model tokenized for the first time."""
+    take = getattr(fast, "take_learned_pieces", None)
+    if take is not None and learned is not None:
+        pieces = take()
+        if pieces:
+            learned(pieces)
 
 
 def _with_fast(
@@ -305,9 +333,11 @@ def _starting_workers() -> Iterator[None]:
 
 def _prepare_task(
     task: list[tuple[FileEntry, str | None]], max_file_bytes: int, fast_tier: bool
-) -> list[PreparedFile]:
+) -> tuple[list[PreparedFile], dict[str, list[int]]]:
+    """The task's files, and the query pieces this worker tokenized first in them."""
     fast = _worker_fast_embedder() if fast_tier else None
-    return [prepare_file(entry, max_file_bytes, known, fast) for entry, known in task]
+    prepared = [prepare_file(entry, max_file_bytes, known, fast) for entry, known in task]
+    return prepared, ({} if fast is None else fast.take_learned_pieces())
 
 
 _WORKER_FAST: list[StaticEmbedder | None] = []

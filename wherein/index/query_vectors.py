@@ -1,33 +1,47 @@
-"""Query vectors kept beside the index, so a fresh search that repeats a query loads no model.
+"""What a fresh search needs to embed its query without loading a model, kept beside the index.
 
 A fresh `wherein search` spends more on loading a model than on searching: the fast
 tier's tokenizer alone takes 60 ms, the configured model (onnxruntime and MiniLM)
 far more. A query's vector depends only on the model and the text, and agents ask
 the same question again often, so each one computed is kept in a small SQLite file
 beside the index: keyed by a digest of model and text (no query text is stored),
-at most QUERY_VECTORS_KEPT of them, the oldest dropped first. It is a cache: a file
-that is missing, locked, damaged or of another shape is a miss, and the model is
-loaded as before; a write that fails is skipped.
+at most QUERY_VECTORS_KEPT of them, the oldest dropped first.
+
+A new query needs the fast tier's token ids, which its tokenizer gives only after
+loading for 60-90 ms. But a query about a repository is mostly made of words its code
+holds, and indexing cut that code into the same pieces (`wherein.embedding.static_tokens`):
+the same file keeps the ids of each piece a query could hold, as indexing learned them,
+so the query's ids are read instead (`wherein.embedding.static.query_from_pieces`).
+Those pieces are the indexed code's own words; no query's are written.
+
+It is a cache: a file that is missing, locked, damaged or of another shape is a miss,
+and the model is loaded as before; a write that fails is skipped.
 
 A resident index (`wherein serve`) keeps its query vectors in memory instead.
 """
 
 from __future__ import annotations
 
+import array
 import contextlib
 import hashlib
 import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from wherein.embedding.base import EmbedderIdentity
 
-__all__ = ["QUERY_VECTORS_FILE_NAME", "QUERY_VECTORS_KEPT", "QueryVectors"]
+__all__ = ["PIECES_KEPT", "QUERY_VECTORS_FILE_NAME", "QUERY_VECTORS_KEPT", "QueryVectors"]
 
 QUERY_VECTORS_FILE_NAME = "query-vectors.db"
 # 4096 vectors of 384 floats are 6 MB.
 QUERY_VECTORS_KEPT = 4096
+# Pieces kept for one model; past it they start again (the standard library holds 80,000).
+PIECES_KEPT = 1_000_000
+# Pieces looked up in one statement (SQLite allows 32,766 parameters).
+PIECES_PER_LOOKUP = 500
 # Never wait on another process's write for long: a miss costs less.
 BUSY_TIMEOUT_S = 0.05
 
@@ -40,6 +54,7 @@ class QueryVectors:
         self._conn: sqlite3.Connection | None = None
         self._broken = False
         self._read: dict[str, np.ndarray | None] = {}
+        self._pieces_counted = False
 
     def get(self, identity: EmbedderIdentity, text: str) -> np.ndarray | None:
         """The vector kept for `text` by the model `identity`, or None."""
@@ -66,6 +81,58 @@ class QueryVectors:
                     "DELETE FROM vectors WHERE id <= (SELECT max(id) FROM vectors) - ?",
                     (QUERY_VECTORS_KEPT,),
                 )
+        except sqlite3.Error:
+            self._broken = True
+
+    def known_pieces(
+        self, identity: EmbedderIdentity, pieces: Iterable[str]
+    ) -> dict[str, list[int]]:
+        """The token ids kept for those of `pieces` that indexing met, by the model `identity`."""
+        wanted = list(dict.fromkeys(pieces))
+        if not wanted or not self.path.exists():
+            return {}
+        conn = self._connect()
+        if conn is None:
+            return {}
+        found: dict[str, list[int]] = {}
+        model = _model_tag(identity)
+        try:
+            for start in range(0, len(wanted), PIECES_PER_LOOKUP):
+                part = wanted[start : start + PIECES_PER_LOOKUP]
+                marks = ",".join("?" * len(part))
+                rows = conn.execute(
+                    f"SELECT piece, ids FROM pieces WHERE model = ? AND piece IN ({marks})",
+                    (model, *part),
+                ).fetchall()
+                for piece, blob in rows:
+                    if isinstance(blob, bytes) and blob and len(blob) % 4 == 0:
+                        found[piece] = array.array("i", blob).tolist()
+        except sqlite3.Error:
+            self._broken = True
+            return {}
+        return found
+
+    def keep_pieces(self, identity: EmbedderIdentity, pieces: Mapping[str, Sequence[int]]) -> None:
+        """Keep the token ids indexing learned for `pieces`; a failed write keeps nothing."""
+        if not pieces:
+            return
+        conn = self._connect()
+        if conn is None:
+            return
+        model = _model_tag(identity)
+        rows = sorted(
+            (model, piece, array.array("i", ids).tobytes()) for piece, ids in pieces.items() if ids
+        )
+        try:
+            with conn:
+                if not self._pieces_counted:  # once per process: the bound, not an exact count
+                    self._pieces_counted = True
+                    (kept,) = conn.execute(
+                        "SELECT count(*) FROM pieces WHERE model = ?", (model,)
+                    ).fetchone()
+                    if kept > PIECES_KEPT:
+                        conn.execute("DELETE FROM pieces WHERE model = ?", (model,))
+                conn.executemany("INSERT OR IGNORE INTO pieces VALUES (?, ?, ?)", rows)
         except sqlite3.Error:
             self._broken = True
 
@@ -116,10 +183,19 @@ def _open(path: Path) -> sqlite3.Connection:
             "CREATE TABLE IF NOT EXISTS vectors "
             "(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, vector BLOB NOT NULL)"
         )
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS pieces (model TEXT NOT NULL, piece TEXT NOT NULL, "
+            "ids BLOB NOT NULL, PRIMARY KEY (model, piece)) WITHOUT ROWID"
+        )
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _model_tag(identity: EmbedderIdentity) -> str:
+    """A short name of the model, stored in each piece's row."""
+    return hashlib.sha256(identity.key().encode()).hexdigest()[:12]
 
 
 def _key(identity: EmbedderIdentity, text: str) -> str:

@@ -218,14 +218,16 @@ def refresh_index(
         fast = fast_tier() if fast_tier is not None else None
         if fast is not None:
             check_identity(store, fast, FAST)
+        pieces = _QueryPieces(store, fast)
         prepared = prepare_files(
             stale,
             max_file_bytes=max_file_bytes,
             known_sha256={path: state.sha256 for path, state in known.items()},
             workers=workers,
             fast=fast,
+            learned=pieces.keep if pieces.wanted else None,
         )
-        with contextlib.closing(prepared):
+        with contextlib.closing(prepared), contextlib.closing(pieces):
             for item in prepared:
                 write = _writer(store, item, known.get(item.entry.display_path), report)
                 if write is not None:
@@ -250,6 +252,30 @@ def refresh_index(
     report.files_deleted = len(gone)
     report.seconds = time.monotonic() - started
     return report
+
+
+class _QueryPieces:
+    """Where indexing leaves the query pieces its fast model learns (the static model does).
+
+    They go beside the index (`wherein.index.query_vectors`), for fresh searches.
+    """
+
+    def __init__(self, store: Store, fast: Embedder | None) -> None:
+        self.wanted = fast is not None and hasattr(fast, "take_learned_pieces")
+        self._kept = None
+        if fast is not None and self.wanted:
+            from wherein.index.query_vectors import QueryVectors
+
+            self._kept = QueryVectors(Path(store.path).parent)
+            self._identity = fast.identity
+
+    def keep(self, pieces: dict[str, list[int]]) -> None:
+        if self._kept is not None:
+            self._kept.keep_pieces(self._identity, pieces)
+
+    def close(self) -> None:
+        if self._kept is not None:
+            self._kept.close()
 
 
 def _writer(
