@@ -92,20 +92,25 @@ def test_no_query_text_is_stored(tmp_path):
     assert b"secret rotation" not in (tmp_path / QUERY_VECTORS_FILE_NAME).read_bytes()
 
 
-def test_a_repeated_search_in_a_new_process_loads_no_model(tmp_path):
-    """The fast tier's model (tokenizers, safetensors) loads for a new query only."""
-    repo = write_tree(tmp_path / "repo", FILES)
+def _fresh_search(repo, query: str) -> list[str]:
+    """A `wherein search --json` in a new process: its answer, then the model modules it loaded."""
     code = (
         "import sys\n"
         "from wherein.cli import main\n"
         "main(['search', sys.argv[2], '--json', '--workspace', sys.argv[1]])\n"
         "print(sorted(m for m in ('tokenizers', 'safetensors') if m in sys.modules))\n"
     )
+    command = [sys.executable, "-c", code, str(repo), query]
+    out = subprocess.run(command, capture_output=True, text=True, check=True, env=os.environ)
+    return out.stdout.strip().splitlines()
+
+
+def test_a_repeated_search_in_a_new_process_loads_no_model(tmp_path):
+    """The fast tier's model (tokenizers, safetensors) loads for a new query only."""
+    repo = write_tree(tmp_path / "repo", FILES)
 
     def search(query: str) -> list[str]:
-        command = [sys.executable, "-c", code, str(repo), query]
-        out = subprocess.run(command, capture_output=True, text=True, check=True, env=os.environ)
-        return out.stdout.strip().splitlines()
+        return _fresh_search(repo, query)
 
     first = search("wait after a failure")
     assert first[-1] == "['safetensors', 'tokenizers']"
@@ -162,28 +167,20 @@ def test_a_new_query_made_of_the_codes_words_loads_no_tokenizer(tmp_path):
     """Indexing kept the ids of the code's pieces: a fresh search with a new query reads
     them and the query's own rows, and answers exactly as the loaded model would."""
     repo = write_tree(tmp_path / "repo", _many_functions())
-    code = (
-        "import sys\n"
-        "from wherein.cli import main\n"
-        "main(['search', sys.argv[2], '--json', '--workspace', sys.argv[1]])\n"
-        "print(sorted(m for m in ('tokenizers',) if m in sys.modules))\n"
-    )
 
     def search(query: str) -> list[str]:
-        command = [sys.executable, "-c", code, str(repo), query]
-        out = subprocess.run(command, capture_output=True, text=True, check=True, env=os.environ)
-        return out.stdout.strip().splitlines()
+        return _fresh_search(repo, query)
 
     search("cookie header")  # indexes, with the real fast tier
     answered = search("retry the request after a timeout")
-    assert answered[-1] == "[]"
+    assert answered[-1] == "['safetensors']"  # the query's rows, read from the weights
     path = index_dir(repo) / QUERY_VECTORS_FILE_NAME
     with sqlite3.connect(path) as conn:
         conn.execute("DELETE FROM pieces")
         conn.execute("DELETE FROM vectors")
     conn.close()
     by_the_model = search("retry the request after a timeout")
-    assert by_the_model[-1] == "['tokenizers']"
+    assert by_the_model[-1] == "['safetensors', 'tokenizers']"
     assert by_the_model[0] == answered[0]  # the same answer, to the byte
-    assert search("where is the frobnication retried")[-1] == "['tokenizers']"
+    assert search("where is the frobnication retried")[-1] == "['safetensors', 'tokenizers']"
     assert b"frobnication" not in path.read_bytes()  # a query's own words are never kept
