@@ -38,10 +38,12 @@ from bench_warm import timed_searcher
 from measure import QUERIES as STDLIB_QUERIES
 from measure import copy_stdlib, percentile, run
 
+import wherein
 from wherein.config import load_settings
 from wherein.embedding.registry import create_embedder, create_fast_embedder
 
 ROOT = Path(__file__).resolve().parent.parent
+CODE_ROOT = Path(wherein.__file__).resolve().parent.parent
 DEFAULT_BENCH_DIR = ROOT.parent / "shared" / "bench"
 SELF_QUERIES = (
     "where are search results ranked",
@@ -57,7 +59,9 @@ WARM_REPEATS = 3
 def _wherein(args: list[str], home: Path, workspace: Path):
     env = {**os.environ, "WHEREIN_HOME": str(home)}
     command = [sys.executable, "-m", "wherein.cli", *args, "--workspace", str(workspace)]
-    return run(command, env=env)
+    # `python -m` puts its working folder first on the path: run it in the checkout this
+    # script imported (PYTHONPATH's, when set), or another checkout's code would run.
+    return run(command, env=env, cwd=CODE_ROOT)
 
 
 def _stats(values: list[float]) -> dict:

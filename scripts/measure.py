@@ -122,16 +122,18 @@ class Run:
         return json.loads(lines[-1])
 
 
-def run(cmd: list[str], env: dict[str, str], on_poll=None) -> Run:
+def run(cmd: list[str], env: dict[str, str], on_poll=None, cwd: Path | None = None) -> Run:
     """Run `cmd` and collect its own rusage with wait4 (RUSAGE_CHILDREN would mix children).
 
-    `on_poll(proc, elapsed)` is called every RSS_POLL_S while the process runs.
+    `on_poll(proc, elapsed)` is called every RSS_POLL_S while the process runs. `cwd`
+    matters to `python -m`, which puts it first on the path, before PYTHONPATH.
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         proc = subprocess.Popen(
             cmd,
             env=env,
+            cwd=cwd,
             stdout=out,
             stderr=err,
             stdin=subprocess.DEVNULL,

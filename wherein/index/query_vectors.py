@@ -38,7 +38,7 @@ __all__ = ["PIECES_KEPT", "QUERY_VECTORS_FILE_NAME", "QUERY_VECTORS_KEPT", "Quer
 QUERY_VECTORS_FILE_NAME = "query-vectors.db"
 # 4096 vectors of 384 floats are 6 MB.
 QUERY_VECTORS_KEPT = 4096
-# Pieces kept for one model; past it they start again (the standard library holds 80,000).
+# Pieces kept for one model; past it they start again (the standard library holds 90,000).
 PIECES_KEPT = 1_000_000
 # Pieces looked up in one statement (SQLite allows 32,766 parameters).
 PIECES_PER_LOOKUP = 500
