@@ -11,6 +11,10 @@ the models and starts the in-memory index; the figures start once that is built.
 Queries: the standard library's (`measure.QUERIES`) unless `--semble-repo NAME` picks the
 visible semble queries of one repository. `--tiers fast` (default) ranks by BM25 and the fast
 tier; `--tiers all` adds the configured model.
+
+`--edit FILE` (relative to the workspace) also times what an agent meets after each change:
+a function is appended to FILE, then the first search (it re-reads what changed) and the
+next one are timed, `--edits` times; FILE is put back as it was at the end.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from wherein.search import run_search
 
 DEFAULT_BENCH_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "bench"
 REPEATS = 2
+EDITED = "\n\ndef wherein_bench_edit_{n}(value):\n    return value + {n}\n"
 
 
 def _queries(args) -> list[str]:
@@ -62,6 +67,31 @@ def timed_searcher(workspace: Path, settings, full, fast, tiers: frozenset[str])
     return search, resident
 
 
+def _wait_for_memory() -> None:
+    # The in-memory index a search starts: older code has no method to wait on it.
+    for thread in threading.enumerate():
+        if thread.name == "wherein-postings":
+            thread.join(120)
+
+
+def _edits(args, workspace: Path, search, queries: list[str]) -> tuple[list[float], list[float]]:
+    """(first search after each edit, the search after it) in seconds; [] without --edit."""
+    if args.edit is None:
+        return [], []
+    target = workspace / args.edit
+    original = target.read_bytes()
+    first, second = [], []
+    try:
+        for n in range(args.edits):
+            target.write_bytes(original + EDITED.format(n=n).encode())
+            first.append(search(queries[n % len(queries)]))
+            second.append(search(queries[(n + 1) % len(queries)]))
+            _wait_for_memory()
+    finally:
+        target.write_bytes(original)
+    return first, second
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workspace", type=Path, required=True, help="an indexed folder")
@@ -69,6 +99,8 @@ def main() -> int:
     parser.add_argument("--semble-repo", help="ask this semble repository's queries")
     parser.add_argument("--bench-dir", type=Path, default=DEFAULT_BENCH_DIR)
     parser.add_argument("--tiers", choices=["fast", "all"], default="fast")
+    parser.add_argument("--edit", help="a file of the workspace to edit between searches")
+    parser.add_argument("--edits", type=int, default=5, help="edits of --edit (default 5)")
     args = parser.parse_args()
     os.environ["WHEREIN_HOME"] = args.home
     import wherein
@@ -82,13 +114,11 @@ def main() -> int:
     tiers = frozenset({"fast", "full"} if args.tiers == "all" else {"fast"})
     search, resident = timed_searcher(workspace, settings, full, fast, tiers)
     search("the first search of a session")
-    # The in-memory index the first search starts: older code has no method to wait on it.
-    for thread in threading.enumerate():
-        if thread.name == "wherein-postings":
-            thread.join(120)
+    _wait_for_memory()
     queries = _queries(args)
     new = [search(q) for q in queries]
     repeated = [search(q) for _ in range(REPEATS) for q in queries]
+    after_edit, next_after_edit = _edits(args, workspace, search, queries)
     resident.drop_store()
 
     def ms(values: list[float], share: float) -> float:
@@ -102,6 +132,10 @@ def main() -> int:
         "repeated_p50_ms": ms(repeated, 0.5),
         "repeated_p95_ms": ms(repeated, 0.95),
     }
+    if after_edit:
+        report["after_edit_p50_ms"] = ms(after_edit, 0.5)
+        report["after_edit_max_ms"] = ms(after_edit, 1.0)
+        report["next_after_edit_p50_ms"] = ms(next_after_edit, 0.5)
     print(json.dumps(report))
     return 0
 

@@ -218,3 +218,39 @@ def test_once_the_chunk_places_are_held_only_the_hits_rows_are_read(repo, monkey
         assert asked and max(asked) <= settings["search.limit"]
     finally:
         resident.drop_store()
+
+
+def test_the_in_memory_index_is_built_only_once_the_search_has_answered(repo, monkeypatch):
+    """The build holds the GIL for seconds on a large index: started inside the search that
+    found the index changed, it made that search wait on every row it read."""
+    import wherein.code_ranking as code_ranking
+
+    release = threading.Event()
+    building_while_ranking: list[bool] = []
+    real_build, real_rank = ResidentIndex._build_memory, code_ranking.rank_chunks
+
+    def held_build(self, path):
+        release.wait(10)
+        real_build(self, path)
+
+    def watched_rank(*args, **kwargs):
+        ranked = real_rank(*args, **kwargs)
+        building_while_ranking.append(
+            any(t.name == "wherein-postings" for t in threading.enumerate())
+        )
+        return ranked
+
+    monkeypatch.setattr(ResidentIndex, "_build_memory", held_build)
+    monkeypatch.setattr("wherein.search.rank_chunks", watched_rank)
+    search, resident = resident_searcher(repo)
+    try:
+        search("parse_cookie")
+        assert building_while_ranking == [False]
+        assert any(t.name == "wherein-postings" for t in threading.enumerate())
+        release.set()
+        resident.wait_for_memory()
+        search("parse_cookie")
+        assert resident.in_memory(resident.store(resident._store_path, False)) is not None
+    finally:
+        release.set()
+        resident.drop_store()

@@ -26,11 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from wherein.index.change_check import TreeStamp
 from wherein.index.chunk_places import ChunkPlace, read_chunk_places
 from wherein.index.store import ChunkRow, Store, open_store
-from wherein.index.tiers import FAST, FULL
+from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.index.tree_watch import TreeWatch, WatchRefused
+from wherein.index.vector_tables import HeldVectors
 from wherein.ranking.postings import Postings
 from wherein.storage.database import open_read_only
 
@@ -66,11 +69,14 @@ class ResidentIndex:
         self._watch_refused: str | None = None
         self._watch_notice: str | None = None
         self._cached: dict[str, tuple[str, object]] = {}
+        # Each tier's vectors as last read: after a change, only new chunks' are read.
+        self._vectors: dict[str, HeldVectors] = {}
         # The index state at which the fast tier was seen complete: no need to look again.
         self.fast_complete_at: str | None = None
-        # The in-memory lexical index and chunk places once built; the generation being built.
+        # The in-memory lexical index and chunk places once built, and whether a thread builds them.
         self._in_memory: InMemoryIndex | None = None
-        self._memory_building: str | None = None
+        self._memory_building = False
+        self._memory_wanted: Path | None = None  # the store a search found them stale for
         self._memory_lock = threading.Lock()
         self._builder: threading.Thread | None = None
 
@@ -89,9 +95,11 @@ class ResidentIndex:
         self._store = None
         self.forget_walk()
         self._cached.clear()
+        self._vectors.clear()
         self.fast_complete_at = None
         with self._memory_lock:
             self._in_memory = None
+            self._memory_wanted = None
 
     def tree_unchanged(self, key: str) -> bool:
         """True when the last walk of these roots still describes the tree on disk."""
@@ -152,11 +160,25 @@ class ResidentIndex:
         self._cached[name] = (version, value)
         return value
 
+    def vectors(self, store: Store, tier: VectorTier) -> tuple[np.ndarray, np.ndarray]:
+        """`store.vectors(tier=tier)`, from what was read before plus the chunks new since.
+
+        Held for the workspace's own store only: one read together with package indexes
+        (`packages.federation`) is read whole, as a fresh search reads it."""
+        if not isinstance(store, Store):
+            return store.vectors(tier=tier)
+        held = store.held_vectors(tier, self._vectors.get(tier.name))
+        self._vectors[tier.name] = held
+        return held.ids, held.matrix
+
     def in_memory(self, store: Store) -> InMemoryIndex | None:
         """The lexical index and chunk places held for the store's current content, read once
-        per search; None while a thread builds them (it is started here unless one is at
-        work), and the caller asks FTS5 and reads rows meanwhile. None too for a workspace read
-        together with its package indexes (`packages.federation`): what is held covers the
+        per search; None while they are stale or being built, and the caller asks FTS5 and
+        reads rows meanwhile. A build is started by `build_wanted`, once the search that
+        found them stale has answered: a thread building them holds the GIL for seconds on
+        a large index, and made that search wait on every row it read (0.1-0.2 s more after
+        a one-file edit of the standard library). None too for a workspace read together
+        with its package indexes (`packages.federation`): what is held covers the
         workspace's chunks only, and FTS5 ranks each index with its own statistics."""
         if not isinstance(store, Store):
             return None
@@ -164,15 +186,22 @@ class ResidentIndex:
         with self._memory_lock:
             if self._in_memory is not None and self._in_memory.generation == generation:
                 return self._in_memory
-            if self._memory_building is not None:
-                return None
-            self._memory_building = generation
+            if not self._memory_building:
+                self._memory_wanted = store.path
+        return None
+
+    def build_wanted(self) -> None:
+        """Start building the in-memory index a search found stale, unless a build is at work."""
+        with self._memory_lock:
+            path, self._memory_wanted = self._memory_wanted, None
+            if path is None or self._memory_building:
+                return
+            self._memory_building = True
         builder = threading.Thread(
-            target=self._build_memory, args=(store.path,), name="wherein-postings", daemon=True
+            target=self._build_memory, args=(path,), name="wherein-postings", daemon=True
         )
         self._builder = builder
         builder.start()
-        return None
 
     def wait_for_memory(self, timeout: float | None = None) -> None:
         """Wait until the thread building the in-memory index (if one is at work) is done."""
@@ -198,7 +227,7 @@ class ResidentIndex:
         with self._memory_lock:
             if built is not None:
                 self._in_memory = built
-            self._memory_building = None
+            self._memory_building = False
 
     def state(self, store: Store) -> str:
         """A key that changes whenever the chunks or either tier's vectors change."""

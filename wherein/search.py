@@ -242,6 +242,8 @@ def _search_index(
             release(ranked)
             if resident is None:
                 store.close()
+            else:
+                resident.build_wanted()  # after the answer: the build holds the GIL a while
             if saved is not None:
                 saved.close()
     returned = sum(len(hit.excerpt) for hit in hits)
@@ -279,4 +281,8 @@ def _view(
         return TierView(store, embedders, saved)
     keys = ",".join(f"{k}={e.identity.key() if e else None}" for k, e in embedders.items())
     version = f"{resident.state(store)}|{keys}"
-    return resident.cached("view", version, lambda: TierView(store, embedders))
+    return resident.cached(
+        "view",
+        version,
+        lambda: TierView(store, embedders, vectors_of=lambda tier: resident.vectors(store, tier)),
+    )

@@ -9,6 +9,7 @@ tier is complete ranks exactly as if there were one tier.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,14 +93,17 @@ class TierView:
         store: Store,
         embedders: dict[str, Embedder | None],
         saved: QueryVectors | None = None,
+        vectors_of: Callable[[VectorTier], tuple[np.ndarray, np.ndarray]] | None = None,
     ) -> None:
+        """`vectors_of(tier)` reads a tier's (ids, vectors): `store.vectors` unless given (a
+        resident search's, which reads only what changed)."""
         self.tiers: list[TierVectors] = []
         full_ids: np.ndarray | None = None
         for tier in (FULL, FAST):
             embedder = embedders.get(tier.name)
             if embedder is None or store.get_meta(tier.meta_key) != embedder.identity.key():
                 continue
-            ids, matrix = store.vectors(tier=tier)
+            ids, matrix = store.vectors(tier=tier) if vectors_of is None else vectors_of(tier)
             if tier is FAST and full_ids is not None and len(full_ids):
                 # Only what the full tier lacks: once it is complete this tier adds nothing.
                 keep = ~np.isin(ids, full_ids)

@@ -138,13 +138,20 @@ def test_pieces_are_kept_per_model_and_read_back(tmp_path):
 
 
 def test_pieces_past_the_bound_start_again(tmp_path, monkeypatch):
-    monkeypatch.setattr(query_vectors, "PIECES_KEPT", 3)
     saved = QueryVectors(tmp_path)
-    saved.keep_pieces(IDENTITY, {f"old{n}": [n] for n in range(5)})
+    saved.keep_pieces(IDENTITY, {f"old{n}": [n] * 50 for n in range(500)})
     saved.close()
-    later = QueryVectors(tmp_path)  # the next indexing process counts them once
+    with sqlite3.connect(tmp_path / QUERY_VECTORS_FILE_NAME) as conn:
+        used = query_vectors._used_bytes(conn)
+    conn.close()
+    monkeypatch.setattr(query_vectors, "PIECES_MAX_BYTES", used - 1)
+    later = QueryVectors(tmp_path)  # the next indexing process looks once
     later.keep_pieces(IDENTITY, {"new": [1]})
     assert later.known_pieces(IDENTITY, ["old0", "new"]) == {"new": [1]}
+    monkeypatch.setattr(query_vectors, "PIECES_MAX_BYTES", used * 100)
+    again = QueryVectors(tmp_path)
+    again.keep_pieces(IDENTITY, {"newer": [2]})
+    assert again.known_pieces(IDENTITY, ["new", "newer"]) == {"new": [1], "newer": [2]}
 
 
 def test_a_damaged_file_knows_no_pieces(tmp_path):

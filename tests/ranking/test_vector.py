@@ -8,7 +8,7 @@ import pytest
 from threadpoolctl import threadpool_info
 
 from wherein.errors import EmbedderError
-from wherein.ranking.vector import EINSUM_MIN_ROWS, similarities
+from wherein.ranking.vector import EINSUM_MIN_ROWS, StackedRows, can_stack, similarities
 
 
 def _blas_threads() -> list[int]:
@@ -32,3 +32,22 @@ def test_a_query_of_another_width_is_refused():
     with pytest.raises(EmbedderError, match="Run 'wherein index'"):
         similarities(np.ones(8, dtype=np.float32), np.ones((2, 4), dtype=np.float32))
     assert similarities(np.ones(8, dtype=np.float32), np.zeros((0, 8))).shape == (0,)
+
+
+def test_stacked_rows_read_as_the_matrix_they_stand_for():
+    """The same sums as the whole matrix, which einsum reads: only so long is it stacked."""
+    rng = np.random.default_rng(11)
+    base = rng.standard_normal((EINSUM_MIN_ROWS + 2000, 32)).astype(np.float32)
+    alive = rng.random(len(base)) > 0.1
+    added = rng.standard_normal((25, 32)).astype(np.float32)
+    stacked = StackedRows(base, alive, added)
+    whole = np.concatenate([base[alive], added])
+    assert can_stack(len(whole), whole.dtype)
+    assert stacked.shape == whole.shape and len(stacked) == len(whole)
+    query = rng.standard_normal(32).astype(np.float32)
+    assert np.array_equal(similarities(query, stacked), similarities(query, whole))
+    keep = rng.random(len(whole)) > 0.5
+    assert np.array_equal(stacked[keep], whole[keep])
+    everything = StackedRows(base, None, added[:0])
+    assert np.array_equal(similarities(query, everything), similarities(query, base))
+    assert can_stack(len(base), base.dtype) and not can_stack(EINSUM_MIN_ROWS - 1, base.dtype)

@@ -32,6 +32,10 @@ from wherein.storage.lexical import lexical_order, matches_any, write_terms
 __all__ = ["ChunkRow", "FileState", "FileWrite", "NewChunk", "Store", "open_store"]
 
 APPLICATION_ID = 0x57484952  # "WHIR": marks the file as a wherein index
+# Meta key: the largest chunk id ever given. SQLite gives max(id) + 1, again and again to
+# the chunks of a file edited last; a resident search keeps vectors by chunk id, so an id
+# must name one chunk for the life of the index (`VectorTables.held_vectors`).
+CHUNK_IDS_GIVEN = "chunk_ids_given"
 
 
 @dataclass(frozen=True)
@@ -159,7 +163,7 @@ class Store(VectorTables, Database):
         bumped once a file, was half of the standard library's first index: here the
         chunk, term and vector rows of the whole batch each go in one `executemany`, the
         ids counted on from the largest (the write transaction holds the lock, and it is
-        the id SQLite itself would give).
+        the id SQLite itself would give, but never one given before: `CHUNK_IDS_GIVEN`).
         """
         if not files:
             return
@@ -178,6 +182,7 @@ class Store(VectorTables, Database):
             self.insert_vectors(conn, fast, FAST)
         (file_id,) = conn.execute("SELECT coalesce(max(id), 0) FROM files").fetchone()
         (chunk_id,) = conn.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()
+        chunk_id = max(chunk_id, int(self.get_meta(CHUNK_IDS_GIVEN) or 0))
         file_rows, chunk_rows, terms = [], [], []
         for record in files:
             file_id += 1
@@ -202,6 +207,7 @@ class Store(VectorTables, Database):
                     )
                 )
                 terms.append((chunk_id, chunk.terms))
+        self.set_meta(conn, CHUNK_IDS_GIVEN, str(chunk_id))
         conn.executemany(
             "INSERT INTO files(id, path, root, fs_path, size, mtime_ns, sha256, language, "
             "skipped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -2,7 +2,10 @@
 
 A mixin of `Store`: it reads and writes through the store's connection and meta table.
 Reads are served from the derived `.npy` cache (`wherein.index.vector_cache`) when it
-matches the index state.
+matches the index state. A resident search keeps what it read (`HeldVectors`) and, after
+a change, reads only the vectors of chunks it has not seen: chunk ids are never given twice
+(`Store.write_files`) and a chunk's text never changes, so a chunk seen before still has
+the vector it had, until the tier is cleared or its model changes.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -17,11 +21,33 @@ import numpy as np
 from wherein.index.folders import like_folder
 from wherein.index.tiers import FULL, TIERS, VectorTier
 from wherein.index.vector_cache import cache_exists, load_vector_cache, save_vector_cache
+from wherein.ranking.vector import StackedRows, can_stack
+from wherein.storage.database import select_by_ids
 from wherein.storage.vectors import stack_vectors, vector_rows, write_vectors
 
-__all__ = ["VectorTables", "embedding_text"]
+__all__ = ["STACKED_SHARE", "HeldVectors", "VectorTables", "embedding_text"]
 
 VECTOR_ITEM_BYTES = 4  # float32
+
+
+# A held matrix stays stacked (`StackedRows`) while its dead rows and the rows added since
+# are each at most this share of the rows it was read with; past it, one copy compacts it.
+STACKED_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class HeldVectors:
+    """A tier's (chunk ids, vectors) as read at one index state, kept by a resident search.
+
+    `matrix` is a plain array, or `StackedRows` over the array first read (`base_ids` its
+    rows' chunk ids) after changes that only added chunks of new ids and dropped others.
+    """
+
+    version: str  # `vectors_version` when read: while it holds, so do the rows
+    epoch: str  # the tier's model and clearings: rows of another epoch are never reused
+    ids: np.ndarray
+    matrix: np.ndarray | StackedRows
+    base_ids: np.ndarray
 
 
 class VectorTables:
@@ -138,6 +164,61 @@ class VectorTables:
         conn.execute(f"DELETE FROM {tier.table}")
         conn.execute(f"UPDATE chunks SET {tier.flag} = 0")
         self._bump_vectors_version(conn, tier)
+        key = _epoch_key(tier)
+        self.set_meta(conn, key, str(int(self.get_meta(key) or 0) + 1))
+
+    def held_vectors(self, tier: VectorTier, previous: HeldVectors | None = None) -> HeldVectors:
+        """`vectors(tier=tier)` as `HeldVectors`, reading from SQLite only the vectors of the
+        chunks `previous` lacks, when it is of the same epoch.
+
+        After a one-file edit of the standard library, reading all 47,534 fast vectors
+        again took 0.6-0.8 s of the next resident search, and a copy of the 48 MB matrix
+        with the new rows in it 40-300 ms on this machine; the chunk ids and the edited
+        file's new vectors, stacked after the rows still alive, take milliseconds.
+        """
+        version = self.vectors_version(tier)
+        if previous is not None and previous.version == version:
+            return previous
+        epoch = self._vectors_epoch(tier)
+        if previous is not None and previous.epoch == epoch and len(previous.ids):
+            updated = self._vectors_since(tier, previous, version, epoch)
+            # A write between the reads would mix two states: read the whole tier instead.
+            if updated is not None and self.vectors_version(tier) == version:
+                return updated
+        ids, matrix = self.vectors(tier=tier)
+        return HeldVectors(version, epoch, ids, matrix, ids)
+
+    def _vectors_since(
+        self, tier: VectorTier, previous: HeldVectors, version: str, epoch: str
+    ) -> HeldVectors | None:
+        """Every chunk's vector of `tier`, `previous`'s rows reused; None when what SQLite
+        holds does not fit them (the caller reads the whole tier)."""
+        every = np.array(self.conn.execute("SELECT id FROM chunks ORDER BY id").fetchall())
+        pending = self.conn.execute(f"SELECT id FROM chunks WHERE {tier.flag} = 0").fetchall()
+        ids = np.setdiff1d(every.reshape(-1).astype(np.int64), np.array(pending, dtype=np.int64))
+        new_ids = np.setdiff1d(ids, previous.ids, assume_unique=True)
+        select = (
+            f"SELECT c.id, v.vector FROM chunks c JOIN {tier.table} v "
+            "ON v.text_hash = c.text_hash WHERE c.id IN"
+        )
+        found_ids, found = stack_vectors(sorted(select_by_ids(self.conn, select, new_ids.tolist())))
+        width = previous.matrix.shape[1]
+        if not np.array_equal(found_ids, new_ids) or (len(new_ids) and found.shape[1] != width):
+            return None
+        found = found.reshape(len(new_ids), width)
+        stacked = _stacked(previous, ids, new_ids, found)
+        if stacked is not None:
+            return HeldVectors(version, epoch, ids, stacked, previous.base_ids)
+        # New ids among the old (a tier filled in), or too much changed: one plain copy.
+        still = np.isin(previous.ids, ids, assume_unique=True)
+        matrix = np.empty((len(ids), width), dtype=np.float32)
+        known = np.isin(ids, previous.ids, assume_unique=True)
+        matrix[known] = previous.matrix[still]
+        matrix[~known] = found
+        return HeldVectors(version, epoch, ids, matrix, ids)
+
+    def _vectors_epoch(self, tier: VectorTier) -> str:
+        return f"{self.get_meta(tier.meta_key)}|{self.get_meta(_epoch_key(tier)) or 0}"
 
     def vectors(
         self, chunk_ids: np.ndarray | None = None, tier: VectorTier = FULL
@@ -208,6 +289,38 @@ class VectorTables:
         """Whether the tier holds any vector: a probe (counting them reads every vector)."""
         sql = f"SELECT 1 FROM {tier.table} LIMIT 1"
         return self.conn.execute(sql).fetchone() is not None
+
+
+def _stacked(
+    previous: HeldVectors, ids: np.ndarray, new_ids: np.ndarray, found: np.ndarray
+) -> StackedRows | None:
+    """`previous`'s base rows still in `ids`, then the rows added since and `found` for
+    `new_ids`: None unless that is `ids` in order (every new id above the old ones) and
+    little enough changed."""
+    if not can_stack(len(ids), np.dtype(np.float32)):
+        return None
+    if len(new_ids) and len(previous.ids) and new_ids[0] < previous.ids[-1]:
+        return None
+    held = previous.matrix
+    base = held.base if isinstance(held, StackedRows) else held
+    if not can_stack(len(base), base.dtype):
+        return None
+    added_before = held.added if isinstance(held, StackedRows) else base[:0]
+    added_ids_before = previous.ids[len(previous.ids) - len(added_before) :]
+    alive = np.isin(previous.base_ids, ids, assume_unique=True)
+    added_alive = np.isin(added_ids_before, ids, assume_unique=True)
+    added = np.concatenate([added_before[added_alive], found]).astype(np.float32, copy=False)
+    dead = len(base) - int(np.count_nonzero(alive))
+    if max(dead, len(added)) > STACKED_SHARE * len(base):
+        return None
+    order = np.concatenate([previous.base_ids[alive], added_ids_before[added_alive], new_ids])
+    if not np.array_equal(order, ids):
+        return None
+    return StackedRows(base, None if dead == 0 else alive, added)
+
+
+def _epoch_key(tier: VectorTier) -> str:
+    return f"{tier.name}_vectors_epoch"
 
 
 def _version_key(tier: VectorTier) -> str:

@@ -11,17 +11,23 @@ threads sleep between a resident server's queries, so waking them cost a warm se
 than the product itself (6 ms of a 10 ms search of pydantic on a busy 2-core machine,
 against 0.03 ms on one thread). Either way every caller, fresh or resident, gets the same
 sums to the last bit for the same matrix.
+
+A resident search holds a large tier as `StackedRows` after a change: the rows it held
+that are still alive, then the rows added since. Its similarities are the same sums as
+the whole matrix's, for einsum sums each row alone, so only matrices that einsum reads may
+be stacked (`can_stack`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
 from wherein.errors import EmbedderError
 
-__all__ = ["EINSUM_MIN_ROWS", "similarities"]
+__all__ = ["EINSUM_MIN_ROWS", "StackedRows", "can_stack", "similarities"]
 
 # From this many rows numpy's einsum beats one BLAS thread (0.75 against 0.94 ms at 10,000
 # rows of 256; 0.12 against 0.07 ms at 2,000).
@@ -35,7 +41,52 @@ def _blas():
     return ThreadpoolController()
 
 
-def similarities(query: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True)
+class StackedRows:
+    """The rows of `base` that are `alive` (every row when None), then `added`, read as one
+    float32 matrix of `shape`, without copying `base`."""
+
+    base: np.ndarray
+    alive: np.ndarray | None
+    added: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        kept = len(self.base) if self.alive is None else int(np.count_nonzero(self.alive))
+        return kept + len(self.added), self.base.shape[1]
+
+    @property
+    def size(self) -> int:
+        rows, width = self.shape
+        return rows * width
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.base.dtype
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, keep: np.ndarray) -> np.ndarray:
+        """The rows where the boolean `keep` (one per row) is true, as a new array."""
+        kept = np.arange(len(self.base)) if self.alive is None else np.flatnonzero(self.alive)
+        return np.concatenate(
+            [self.base[kept[keep[: len(kept)]]], self.added[keep[len(kept) :]]]
+        ).astype(np.float32, copy=False)
+
+    def products(self, query: np.ndarray) -> np.ndarray:
+        base = np.einsum("ij,j->i", self.base, query)
+        if self.alive is not None:
+            base = base[self.alive]
+        return np.concatenate([base, np.einsum("ij,j->i", self.added, query)])
+
+
+def can_stack(rows: int, dtype: np.dtype) -> bool:
+    """Whether a matrix of `rows` rows may be held as `StackedRows` (einsum reads it)."""
+    return rows >= EINSUM_MIN_ROWS and dtype == np.float32
+
+
+def similarities(query: np.ndarray, matrix: np.ndarray | StackedRows) -> np.ndarray:
     """Cosine similarity of one unit query vector with every row of `matrix`.
 
     Raises:
@@ -49,7 +100,9 @@ def similarities(query: np.ndarray, matrix: np.ndarray) -> np.ndarray:
             f"{matrix.shape[1]}-dimensional vectors. Run 'wherein index' to re-embed."
         )
     query = query.astype(np.float32, copy=False)
-    if len(matrix) >= EINSUM_MIN_ROWS and matrix.dtype == np.float32:
+    if isinstance(matrix, StackedRows):
+        return matrix.products(query)
+    if can_stack(len(matrix), matrix.dtype):
         return np.einsum("ij,j->i", matrix, query)
     with _blas().limit(limits=1, user_api="blas"):
         return matrix @ query
