@@ -254,3 +254,21 @@ def test_the_in_memory_index_is_built_only_once_the_search_has_answered(repo, mo
     finally:
         release.set()
         resident.drop_store()
+
+
+def test_the_builder_waits_while_a_search_runs(repo):
+    """Its Python loops hold the GIL: beside a search they made each step of it wait."""
+    search, resident = resident_searcher(repo)
+    try:
+        with resident.searching():
+            search("parse_cookie")  # finds the index stale, and wants it built
+            builder = resident._builder
+            assert builder is not None
+            builder.join(0.3)
+            assert builder.is_alive()  # at the first of its rows, waiting
+            assert resident.in_memory(resident.store(resident._store_path, False)) is None
+        resident.wait_for_memory(10)
+        assert not builder.is_alive()
+        assert resident.in_memory(resident.store(resident._store_path, False)) is not None
+    finally:
+        resident.drop_store()

@@ -201,7 +201,8 @@ def _search_index(
     warnings = list(request.warnings)
     directory = index_dir(request.workspace)
     path = directory / INDEX_FILE_NAME
-    with index_lock(directory, wait=False, notices=warnings) as locked:
+    searching = resident.searching() if resident is not None else contextlib.nullcontext()
+    with searching, index_lock(directory, wait=False, notices=warnings) as locked:
         mark_used(directory, request.workspace)
         store = resident.store(path, verify) if resident else open_store(path, verify=verify)
         # A fresh search keeps its query vectors beside the index; a resident one, in memory.

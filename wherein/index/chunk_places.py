@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable, Iterable, Iterator
 
 __all__ = ["ChunkPlace", "read_chunk_places"]
 
@@ -19,8 +20,12 @@ __all__ = ["ChunkPlace", "read_chunk_places"]
 ChunkPlace = tuple[str, int, int, tuple[str, ...]]
 
 
-def read_chunk_places(conn: sqlite3.Connection) -> dict[int, ChunkPlace]:
-    """Every chunk's place, by chunk id; one string per path and per list of names."""
+def read_chunk_places(
+    conn: sqlite3.Connection, pace: Callable[[Iterable[tuple]], Iterator[tuple]] = iter
+) -> dict[int, ChunkPlace]:
+    """Every chunk's place, by chunk id; one string per path and per list of names.
+
+    `pace` hands the rows over (a builder thread's, pausing while a search runs)."""
     paths: dict[str, str] = {}
     names: dict[str, tuple[str, ...]] = {}
     places: dict[int, ChunkPlace] = {}
@@ -28,7 +33,7 @@ def read_chunk_places(conn: sqlite3.Connection) -> dict[int, ChunkPlace]:
         "SELECT c.id, f.path, c.start_line, c.end_line, c.symbols "
         "FROM chunks c JOIN files f ON f.id = c.file_id"
     )
-    for chunk_id, path, start, end, symbols in rows:
+    for chunk_id, path, start, end, symbols in pace(rows):
         declared = names.get(symbols)
         if declared is None:
             declared = names[symbols] = tuple(json.loads(symbols))
