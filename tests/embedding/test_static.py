@@ -123,3 +123,15 @@ def test_indexing_passes_on_only_the_pieces_a_query_can_hold():
     assert embedder.take_learned_pieces() == {}  # taken once
     embedder.embed([code, code])
     assert embedder.take_learned_pieces() == {}  # nothing new
+
+
+def test_the_matrix_is_widened_once_indexing_has_pooled_a_few_batches():
+    """A resident session's one-file edit pools a few dozen chunks: not worth widening the
+    whole matrix for (36-136 ms); an index of thousands is."""
+    embedder = StaticEmbedder()
+    texts = [f"def handler_{n}(request):\n    return request.retry({n})\n" for n in range(40)]
+    edited = embedder.embed(texts)
+    assert embedder._wide is None
+    embedder.embed([f"def other_{n}(value):\n    return value * {n}\n" for n in range(300)])
+    assert embedder._wide is not None
+    assert np.array_equal(embedder.embed(texts), edited)  # the same vectors either way

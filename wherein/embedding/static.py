@@ -17,9 +17,12 @@ DIMENSION = 256
 TENSOR_KEY = "embedding.weight"  # as wordllama 0.4 names it in its safetensors file
 # Texts pooled at once: their token rows (~300 a chunk, 1 KB each) stay a few tens of MB.
 POOL_BATCH = 64
-# A call pooling this many texts (indexing, not a query and its phrasings) widens the whole
-# float16 matrix to float32 once, for the rest of the model's life.
+# Once this many texts were pooled in calls of WIDEN_AT_TEXTS or more (indexing, not a
+# query and its phrasings), the whole float16 matrix is widened to float32, for the rest of
+# the model's life: 36-136 ms here, which a session's one-file edit (a few dozen chunks)
+# should not pay, and an index of thousands of chunks repays.
 WIDEN_AT_TEXTS = 16
+WIDEN_AFTER_TEXTS = 256
 # Once this many texts have been embedded in calls of more than one (indexing: a file's
 # chunks), token ids come from the cache of pieces (`static_tokens`); until then the
 # tokenizer's own, so a search skips importing `regex` (13 ms). A query, and each of its
@@ -61,11 +64,13 @@ class StaticEmbedder:
                 f"(vocabulary, {DIMENSION}). Reinstall it: pip install --force-reinstall "
                 "wordllama==0.4.0.post1."
             )
-        # Kept as stored (float16) until a batch comes: widening all 32,000 rows costs
-        # 20-40 ms, more than a fresh search's one query needs, while widening each text's
+        # Kept as stored (float16) until indexing has pooled a few batches: widening all
+        # 32,000 rows costs 20-40 ms (up to 136 ms on a machine slow to fault in new
+        # memory), more than a query or a one-file edit needs, while widening each text's
         # rows as it is pooled made indexing's pooling 2-3x slower. Same float32 values.
         self.matrix = np.ascontiguousarray(matrix)
         self._wide: np.ndarray | None = None
+        self._pooled_in_batches = 0
         # `_pool` averages each text's own tokens, so a batch is never padded.
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
@@ -108,7 +113,9 @@ class StaticEmbedder:
         compares the two).
         """
         if self._wide is None and len(token_ids) >= WIDEN_AT_TEXTS:
-            self._wide = self.matrix.astype(np.float32)
+            self._pooled_in_batches += len(token_ids)
+            if self._pooled_in_batches > WIDEN_AFTER_TEXTS:
+                self._wide = self.matrix.astype(np.float32)
         wide = self._wide
         if wide is None:
             matrix = self.matrix
