@@ -19,12 +19,14 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wherein.index.store import FileState
-from wherein.packages.resolve import Package
 from wherein.safe_files import UnsafeFile, read_regular, write_atomic
 from wherein.workspace import FileEntry, SourceText, read_source
+
+if TYPE_CHECKING:
+    from wherein.packages.resolve import Package
 
 __all__ = ["STATE_FILE_NAME", "PackageCheck", "check_package", "load_state", "save_state"]
 

@@ -16,6 +16,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wherein.config import SOURCE_WORKSPACE, Settings
 from wherein.errors import IndexError_
@@ -23,10 +24,11 @@ from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import Progress
 from wherein.index.store import open_store
 from wherein.packages.overlay import PackageCheck, check_package, load_state, save_state
-from wherein.packages.resolve import Package, resolve_package
-from wherein.packages.shared import ensure_package_index, package_index_dir, read_complete
 from wherein.roots import RootPlan
 from wherein.workspace import Root
+
+if TYPE_CHECKING:
+    from wherein.packages.resolve import Package
 
 __all__ = [
     "PackageMember",
@@ -67,6 +69,10 @@ class PackagePlan:
 
 def resolve_packages(workspace: Path, settings: Settings) -> tuple[list[Package], list[str]]:
     """The installed packages `scope.packages` names, one per label, and the entries skipped."""
+    # Imported here, as the shared indexes below: a search that names no package (most)
+    # needs none of their machinery (subprocess, npm and dist-info readers: 8 ms or more).
+    from wherein.packages.resolve import resolve_package
+
     inside_only = settings.sources.get("scope.packages") == SOURCE_WORKSPACE
     packages: list[Package] = []
     problems: list[str] = []
@@ -105,6 +111,8 @@ def plan_packages(workspace: Path, settings: Settings) -> PackagePlan:
         if load_state(directory).get("packages"):
             save_state(directory, {"packages": {}})  # it names none now: they may be collected
         return PackagePlan()
+    from wherein.packages.shared import package_index_dir, read_complete
+
     packages, problems = resolve_packages(workspace, settings)
     state = load_state(directory)
     said_before = json.dumps(state, sort_keys=True)
@@ -192,6 +200,8 @@ def build_package_indexes(
     (an entry that does not resolve is said by `package_overlay`, after)."""
     if not settings["scope.packages"]:
         return []
+    from wherein.packages.shared import ensure_package_index
+
     packages, _ = resolve_packages(workspace, settings)
     notices: list[str] = []
     for package in packages:
