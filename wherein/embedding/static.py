@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -177,5 +178,5 @@ def _mean_row(ids: list[int], rows_of: Callable[[np.ndarray], np.ndarray], last:
     return (counts.astype(np.float32) @ rows_of(distinct)) / len(ids)
 
 
-def _weights_file(package_dir):
+def _weights_file(package_dir: Path) -> Path:
     return package_dir / "weights" / f"{CONFIG}_{DIMENSION}.safetensors"
