@@ -22,7 +22,7 @@ from wherein.errors import EmbedderError
 from wherein.index.query_vectors import QueryVectors
 from wherein.index.store import Store
 from wherein.index.tiers import FAST, FULL, VectorTier
-from wherein.ranking.vector import similarities
+from wherein.ranking.vector import StackedRows, rows_where, similarities
 from wherein.retrieval.selection import top_k
 
 __all__ = ["TierCoverage", "TierVectors", "TierView", "tier_coverage"]
@@ -58,7 +58,7 @@ class TierVectors:
     tier: VectorTier
     embedder: Embedder
     ids: np.ndarray
-    matrix: np.ndarray
+    matrix: np.ndarray | StackedRows
     _query_vectors: dict[str, np.ndarray] = field(default_factory=dict)
     saved: QueryVectors | None = None  # the vectors kept on disk, for a fresh search
 
@@ -107,7 +107,7 @@ class TierView:
             if tier is FAST and full_ids is not None and len(full_ids):
                 # Only what the full tier lacks: once it is complete this tier adds nothing.
                 keep = ~np.isin(ids, full_ids)
-                ids, matrix = ids[keep], matrix[keep]
+                ids, matrix = ids[keep], rows_where(matrix, keep)
             if len(ids) == 0:
                 continue
             if tier is FULL:

@@ -8,7 +8,13 @@ import pytest
 from threadpoolctl import threadpool_info
 
 from wherein.errors import EmbedderError
-from wherein.ranking.vector import EINSUM_MIN_ROWS, StackedRows, can_stack, similarities
+from wherein.ranking.vector import (
+    EINSUM_MIN_ROWS,
+    StackedRows,
+    can_stack,
+    rows_where,
+    similarities,
+)
 
 
 def _blas_threads() -> list[int]:
@@ -51,3 +57,23 @@ def test_stacked_rows_read_as_the_matrix_they_stand_for():
     everything = StackedRows(base, None, added[:0])
     assert np.array_equal(similarities(query, everything), similarities(query, base))
     assert can_stack(len(base), base.dtype) and not can_stack(EINSUM_MIN_ROWS - 1, base.dtype)
+
+
+def test_rows_where_copies_no_row_of_a_large_matrix_and_sums_as_the_copy():
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal((2 * EINSUM_MIN_ROWS, 16)).astype(np.float32)
+    query = rng.standard_normal(16).astype(np.float32)
+    keep = rng.random(len(base)) > 0.2
+    view = rows_where(base, keep)
+    assert isinstance(view, StackedRows) and view.base is base
+    assert np.array_equal(similarities(query, view), similarities(query, base[keep]))
+    stacked = StackedRows(base, rng.random(len(base)) > 0.1, base[:40] * 2)
+    whole = stacked[np.ones(len(stacked), dtype=bool)]
+    keep = rng.random(len(whole)) > 0.2
+    narrowed = rows_where(stacked, keep)
+    assert isinstance(narrowed, StackedRows) and narrowed.base is base
+    assert np.array_equal(narrowed[np.ones(len(narrowed), dtype=bool)], whole[keep])
+    assert np.array_equal(similarities(query, narrowed), similarities(query, whole[keep]))
+    few = np.zeros(len(base), dtype=bool)
+    few[:100] = True  # so few rows are read by BLAS, as a fresh search reads its copy
+    assert isinstance(rows_where(base, few), np.ndarray)
