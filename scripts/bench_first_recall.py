@@ -65,7 +65,7 @@ def _cli(workspace: Path, home: Path) -> float:
 
 
 def _folders(args) -> list[tuple[str, Path]]:
-    rows = [json.loads(line) for line in (BENCH_DIR / "semble_python.jsonl").open()]
+    rows = [json.loads(line) for line in (args.bench_dir / "semble_python.jsonl").open()]
     corpus_dirs = {row["repo"]: row["corpus_dir"] for row in rows}
     folders = [(f"{name} sdist", args.corpus_root / corpus_dirs[name]) for name in args.sdist]
     if args.self:
@@ -76,6 +76,7 @@ def _folders(args) -> list[tuple[str, Path]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus-root", type=Path, default=Path("/tmp/bench-corpus"))
+    parser.add_argument("--bench-dir", type=Path, default=BENCH_DIR)
     parser.add_argument("--sdist", action="append", default=[], help="a semble repo's sdist")
     parser.add_argument("--self", action="store_true", help="this repository's own tree")
     parser.add_argument("--runs", type=int, default=3)
