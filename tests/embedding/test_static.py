@@ -135,3 +135,10 @@ def test_the_matrix_is_widened_once_indexing_has_pooled_a_few_batches():
     embedder.embed([f"def other_{n}(value):\n    return value * {n}\n" for n in range(300)])
     assert embedder._wide is not None
     assert np.array_equal(embedder.embed(texts), edited)  # the same vectors either way
+
+
+def test_a_worker_preparing_an_index_widens_at_its_first_batch():
+    embedder = StaticEmbedder()
+    embedder.expect_indexing()
+    embedder.embed([f"def handler_{n}(request):\n    return {n}\n" for n in range(20)])
+    assert embedder._wide is not None

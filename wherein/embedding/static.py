@@ -89,6 +89,11 @@ class StaticEmbedder:
             out[start : start + len(batch)] = self._pool(self._token_ids(batch))
         return normalize_rows(out)
 
+    def expect_indexing(self) -> None:
+        """Widen the matrix at the next batch: this process pools thousands of texts (a
+        worker preparing an index), so waiting for WIDEN_AFTER_TEXTS gains nothing."""
+        self._pooled_in_batches = max(self._pooled_in_batches, WIDEN_AFTER_TEXTS)
+
     def take_learned_pieces(self) -> dict[str, list[int]]:
         """The query pieces this model first tokenized since the last call (indexing's)."""
         return {} if self._pieces is None else self._pieces.take_learned()

@@ -336,6 +336,8 @@ def _prepare_task(
 ) -> tuple[list[PreparedFile], dict[str, list[int]]]:
     """The task's files, and the query pieces this worker tokenized first in them."""
     fast = _worker_fast_embedder() if fast_tier else None
+    if fast is not None:
+        fast.expect_indexing()
     prepared = [prepare_file(entry, max_file_bytes, known, fast) for entry, known in task]
     return prepared, ({} if fast is None else fast.take_learned_pieces())
 
