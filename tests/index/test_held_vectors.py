@@ -141,3 +141,28 @@ def test_a_small_tier_is_held_as_one_matrix(store, repo, monkeypatch):
     edited = store.held_vectors(FULL, held)
     assert isinstance(edited.matrix, np.ndarray)
     _assert_as_read_whole(store, edited)
+
+
+def test_a_write_between_the_reads_means_the_whole_tier_is_read_again(store, repo, monkeypatch):
+    """Another process may commit while the held rows are brought up to date: what is held
+    must then be one state's, not a mix of two."""
+    held = store.held_vectors(FULL)
+    (repo / "pkg/mod11.py").write_text(_module(11, " Edited."))
+    _refresh(store, repo)
+    real = VectorTables._vectors_since
+    raced: list[bool] = []
+
+    def with_a_writer_meanwhile(self, tier, previous, version, epoch):
+        updated = real(self, tier, previous, version, epoch)
+        if not raced:
+            raced.append(True)
+            (repo / "pkg/mod05.py").write_text(_module(5, " Raced."))
+            _refresh(store, repo)
+        return updated
+
+    with monkeypatch.context() as patch:
+        patch.setattr(VectorTables, "_vectors_since", with_a_writer_meanwhile)
+        after = store.held_vectors(FULL, held)
+    assert raced
+    _assert_as_read_whole(store, after)  # the later state, read whole
+    _assert_as_read_whole(store, store.held_vectors(FULL, after))
