@@ -148,11 +148,11 @@ def query_from_pieces(
     is one the pieces cannot cut exactly (not ASCII, or holding an added token): then
     the model must load.
     """
-    from wherein.embedding.static_tokens import ASCII_PIECE, SPACE
+    from wherein.embedding.static_tokens import cut_pieces
 
     if not text or not text.isascii() or ADDED_TOKEN_MARK in text:
         return None
-    pieces = ASCII_PIECE.findall(SPACE + text.replace(" ", SPACE))
+    pieces = cut_pieces(text)
     found = known(pieces)
     if not all(found.get(piece) for piece in pieces):
         return None

@@ -27,7 +27,14 @@ from itertools import chain
 
 import regex
 
-__all__ = ["ASCII_PIECE", "PIECE", "QUERY_PIECE", "PieceTokenizer", "boundaries_hold"]
+__all__ = [
+    "ASCII_PIECE",
+    "PIECE",
+    "QUERY_PIECE",
+    "PieceTokenizer",
+    "boundaries_hold",
+    "cut_pieces",
+]
 
 SPACE = "\u2581"  # SentencePiece's visible space, as the normalizer writes it
 # Letters, decimal digits (one token each in this vocabulary) and everything else, each
@@ -92,8 +99,7 @@ class PieceTokenizer:
         pieces = self._pieces
         if len(pieces) > CACHE_LIMIT:
             pieces.clear()
-        cut = ASCII_PIECE if text.isascii() else PIECE
-        parts = cut.findall(SPACE + text.replace(" ", SPACE))
+        parts = cut_pieces(text)
         found = list(map(pieces.get, parts))
         if None in found:
             for number, ids in enumerate(found):
@@ -109,6 +115,12 @@ class PieceTokenizer:
     def _learn(self, piece: str, ids: list[int]) -> None:
         if len(self._learned) < LEARNED_LIMIT and QUERY_PIECE.fullmatch(piece):
             self._learned[piece] = ids
+
+
+def cut_pieces(text: str) -> list[str]:
+    """`text`'s pieces, as the tokenizer's normalizer sees it (one `▁` first, spaces as `▁`)."""
+    cut = ASCII_PIECE if text.isascii() else PIECE
+    return cut.findall(SPACE + text.replace(" ", SPACE))
 
 
 def boundaries_hold(vocabulary: Sequence[str], byte_tokens_prefix: str = "<0x") -> bool:

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from wherein.embedding.base import EmbedderIdentity
+from wherein.storage.database import SQL_VARIABLE_BATCH, marked_batches
 
 __all__ = ["PIECES_MAX_BYTES", "QUERY_VECTORS_FILE_NAME", "QUERY_VECTORS_KEPT", "QueryVectors"]
 
@@ -42,8 +43,8 @@ QUERY_VECTORS_KEPT = 4096
 # 90,000 pieces take 4 MB; counting them took 0.1-1.3 s, on cold pages, of a search after
 # an edit, where the file's page counts take microseconds.
 PIECES_MAX_BYTES = 64 << 20
-# Pieces looked up in one statement (SQLite allows 32,766 parameters).
-PIECES_PER_LOOKUP = 500
+# Pieces looked up in one statement, as every `IN (...)` of the index is batched.
+PIECES_PER_LOOKUP = SQL_VARIABLE_BATCH
 # Never wait on another process's write for long: a miss costs less.
 BUSY_TIMEOUT_S = 0.05
 
@@ -99,9 +100,7 @@ class QueryVectors:
         found: dict[str, list[int]] = {}
         model = _model_tag(identity)
         try:
-            for start in range(0, len(wanted), PIECES_PER_LOOKUP):
-                part = wanted[start : start + PIECES_PER_LOOKUP]
-                marks = ",".join("?" * len(part))
+            for part, marks in marked_batches(wanted, PIECES_PER_LOOKUP):
                 rows = conn.execute(
                     f"SELECT piece, ids FROM pieces WHERE model = ? AND piece IN ({marks})",
                     (model, *part),

@@ -261,13 +261,16 @@ class _QueryPieces:
     """
 
     def __init__(self, store: Store, fast: Embedder | None) -> None:
-        self.wanted = fast is not None and hasattr(fast, "take_learned_pieces")
         self._kept = None
-        if fast is not None and self.wanted:
+        if fast is not None and hasattr(fast, "take_learned_pieces"):
             from wherein.index.query_vectors import QueryVectors
 
             self._kept = QueryVectors(Path(store.path).parent)
             self._identity = fast.identity
+
+    @property
+    def wanted(self) -> bool:
+        return self._kept is not None
 
     def keep(self, pieces: dict[str, list[int]]) -> None:
         if self._kept is not None:

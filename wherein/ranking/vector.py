@@ -67,9 +67,13 @@ class StackedRows:
     def __len__(self) -> int:
         return self.shape[0]
 
+    def live(self) -> np.ndarray:
+        """The positions in `base` of its rows that are alive, in order."""
+        return np.arange(len(self.base)) if self.alive is None else np.flatnonzero(self.alive)
+
     def __getitem__(self, keep: np.ndarray) -> np.ndarray:
         """The rows where the boolean `keep` (one per row) is true, as a new array."""
-        kept = np.arange(len(self.base)) if self.alive is None else np.flatnonzero(self.alive)
+        kept = self.live()
         return np.concatenate(
             [self.base[kept[keep[: len(kept)]]], self.added[keep[len(kept) :]]]
         ).astype(np.float32, copy=False)
@@ -94,7 +98,7 @@ def rows_where(matrix: np.ndarray | StackedRows, keep: np.ndarray) -> np.ndarray
         return matrix[keep]
     if isinstance(matrix, np.ndarray):
         return StackedRows(matrix, keep, matrix[:0])
-    live = np.arange(len(matrix.base)) if matrix.alive is None else np.flatnonzero(matrix.alive)
+    live = matrix.live()
     alive = np.zeros(len(matrix.base), dtype=bool)
     alive[live[keep[: len(live)]]] = True
     return StackedRows(matrix.base, alive, matrix.added[keep[len(live) :]])
