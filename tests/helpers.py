@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,6 +29,17 @@ DEMO_REPO = {
     ),
     "README.md": "# Demo\n\nA tiny app used by the tests.\n",
 }
+
+
+def ascii_texts(seed: int, often: str) -> list[str]:
+    """Every ASCII character in order and reversed, then 2,000 random strings of them, with
+    the characters of `often` weighted up: for proving an ASCII-only pattern equal to a
+    Unicode one."""
+    every_character = "".join(map(chr, range(128)))
+    rng = random.Random(seed)
+    alphabet = every_character + often * 6
+    texts = [every_character, every_character[::-1]]
+    return texts + ["".join(rng.choices(alphabet, k=rng.randint(1, 80))) for _ in range(2000)]
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.helpers import ascii_texts
 from wherein.embedding.static import PIECES_AFTER_TEXTS, StaticEmbedder
 from wherein.embedding.static_tokens import (
     ASCII_PIECE,
@@ -54,12 +54,7 @@ def test_no_token_of_the_vocabulary_spans_a_cut(tokenizer):
 
 
 def test_the_ascii_cut_is_the_unicode_cut_on_ascii_texts():
-    every_character = "".join(map(chr, range(128)))
-    texts = [every_character, every_character[::-1], "abc123def  456__x\t\n"]
-    rng = random.Random(7)
-    alphabet = every_character + "aaaaeeezzZZ09 " * 4
-    texts += ["".join(rng.choices(alphabet, k=rng.randint(1, 80))) for _ in range(2000)]
-    for text in texts:
+    for text in ["abc123def  456__x\t\n", *ascii_texts(7, "aaeezZ09 ")]:
         spaced = SPACE + text.replace(" ", SPACE)
         assert ASCII_PIECE.findall(spaced) == PIECE.findall(spaced), text
     # The cut differs where the text is not ASCII, which is why only ASCII texts take it.

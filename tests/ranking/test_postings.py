@@ -11,7 +11,12 @@ import pytest
 from tests.ranking.test_bm25 import CORPUS
 from wherein.ranking.postings import Postings
 from wherein.ranking.tokens import document_terms, query_tokens, tokenize
-from wherein.storage.lexical import CREATE_LEXICAL_TABLE, lexical_order, write_terms
+from wherein.storage.lexical import (
+    CREATE_LEXICAL_TABLE,
+    joined_terms,
+    lexical_order,
+    write_terms,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 QUERIES = [
@@ -35,7 +40,7 @@ def assert_same(found: list[tuple[int, float]], expected: list[tuple[int, float]
 def _both(rows: list[tuple[int, list[str]]]) -> tuple[sqlite3.Connection, Postings]:
     conn = sqlite3.connect(":memory:")
     conn.execute(CREATE_LEXICAL_TABLE)
-    write_terms(conn, rows)
+    write_terms(conn, [(row_id, joined_terms(terms)) for row_id, terms in rows])
     return conn, Postings(conn.execute("SELECT rowid, terms FROM lexical ORDER BY rowid"))
 
 

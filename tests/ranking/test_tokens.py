@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from tests.helpers import ascii_texts
 from wherein.ranking.tokens import identifier_parts, query_tokens, tokenize
 
 
@@ -82,3 +83,12 @@ def test_tokenize_order_does_not_depend_on_the_hash_seed():
         for seed in range(4)
     }
     assert len(outputs) == 1, outputs
+
+
+def test_the_ascii_words_are_the_unicode_words_on_ascii_texts():
+    from wherein.ranking.tokens import _ASCII_WORD, _WORD
+
+    for text in ["abc123def 456__x _9 9_ a1_b2\t\n", *ascii_texts(11, "aZ_09 ")]:
+        assert _ASCII_WORD.findall(text) == _WORD.findall(text), text
+    # Unicode letters are words only to the Unicode pattern: why only ASCII texts take it.
+    assert _ASCII_WORD.findall("naïve") != _WORD.findall("naïve")

@@ -12,6 +12,7 @@ from tests.ranking.test_bm25 import CORPUS
 from wherein.ranking.tokens import document_terms, query_tokens, tokenize
 from wherein.storage.lexical import (
     CREATE_LEXICAL_TABLE,
+    joined_terms,
     lexical_order,
     matches_any,
     write_terms,
@@ -37,7 +38,9 @@ QUERIES = [
 def conn():
     connection = sqlite3.connect(":memory:")
     connection.execute(CREATE_LEXICAL_TABLE)
-    write_terms(connection, [(i + 1, tokenize(text)) for i, text in enumerate(CORPUS)])
+    write_terms(
+        connection, [(i + 1, joined_terms(tokenize(text))) for i, text in enumerate(CORPUS)]
+    )
     yield connection
     connection.close()
 
@@ -61,7 +64,7 @@ def test_the_only_chunk_of_an_index_is_found():
     # In a one-chunk index every idf is at its floor: membership, not score, decides.
     single = sqlite3.connect(":memory:")
     single.execute(CREATE_LEXICAL_TABLE)
-    write_terms(single, [(7, tokenize("def handler(): the only chunk"))])
+    write_terms(single, [(7, joined_terms(tokenize("def handler(): the only chunk")))])
     assert [cid for cid, _ in lexical_order(single, ["handler"], 10)] == [7]
 
 
@@ -71,7 +74,7 @@ def test_tokens_are_kept_whole_by_the_engine():
     connection.execute(CREATE_LEXICAL_TABLE)
     text = "def parse_HTTPHeader(µs, naïve_ß, ſtrange, __dunder__, x1_2):\n    return ΣΑΣ"
     terms = document_terms("pkg/módulo_x.py", "class Ünïcode:", text)
-    write_terms(connection, [(1, terms)])
+    write_terms(connection, [(1, joined_terms(terms))])
     connection.execute("CREATE VIRTUAL TABLE vocab USING fts5vocab(lexical, 'row')")
     stored = {row[0] for row in connection.execute("SELECT term FROM vocab")}
     assert stored == set(terms)

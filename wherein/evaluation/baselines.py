@@ -17,7 +17,12 @@ import sqlite3
 
 from wherein.evaluation.corpus import Corpus
 from wherein.ranking.tokens import STOPWORDS, path_terms, query_tokens, tokenize
-from wherein.storage.lexical import CREATE_LEXICAL_TABLE, lexical_order, write_terms
+from wherein.storage.lexical import (
+    CREATE_LEXICAL_TABLE,
+    joined_terms,
+    lexical_order,
+    write_terms,
+)
 
 __all__ = ["BASELINES", "Bm25Files", "GrepFiles"]
 
@@ -38,7 +43,7 @@ class Bm25Files:
         write_terms(
             self._conn,
             (
-                (row, tokenize(corpus.text(path) or "") + path_terms(path))
+                (row, joined_terms(tokenize(corpus.text(path) or "") + path_terms(path)))
                 for row, path in enumerate(self.paths, start=1)
             ),
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from wherein.ranking.tokens import tokenize
-from wherein.storage.lexical import CREATE_LEXICAL_TABLE, write_terms
+from wherein.storage.lexical import CREATE_LEXICAL_TABLE, joined_terms, write_terms
 from wherein.storage.migrations import Migration, run_statements
 from wherein.storage.vectors import make_vector_rows
 
@@ -63,7 +63,7 @@ def m002_lexical_engine(conn: sqlite3.Connection) -> None:
     )
     conn.execute(CREATE_LEXICAL_TABLE)
     messages = conn.execute("SELECT id, text FROM messages").fetchall()
-    write_terms(conn, ((message_id, tokenize(text)) for message_id, text in messages))
+    write_terms(conn, ((message_id, joined_terms(tokenize(text))) for message_id, text in messages))
 
 
 def m003_vector_rows(conn: sqlite3.Connection) -> None:

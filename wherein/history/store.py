@@ -31,6 +31,7 @@ from wherein.storage.database import (
 )
 from wherein.storage.lexical import (
     delete_terms,
+    joined_terms,
     lexical_order,
     matching_rows,
     write_terms,
@@ -185,7 +186,7 @@ class HistoryStore(Database):
                 (conversation_id,),
             )
         }
-        terms: list[tuple[int, list[str]]] = []
+        terms: list[tuple[int, str]] = []
         changed = 0
         for position, message in enumerate(conversation.messages, start=1):
             digest = text_hash(message.text)
@@ -209,7 +210,7 @@ class HistoryStore(Database):
                     len(tokens),
                 ),
             ).lastrowid
-            terms.append((message_id, tokens))
+            terms.append((message_id, joined_terms(tokens)))
         self._delete_messages(conn, [message_id for message_id, _ in kept.values()])
         write_terms(conn, terms)
         return changed

@@ -36,6 +36,7 @@ from wherein.errors import EmbedderError
 from wherein.index.store import NewChunk
 from wherein.index.vector_tables import embedding_text
 from wherein.ranking.tokens import document_terms
+from wherein.storage.lexical import joined_terms
 from wherein.workspace import FileEntry, SourceSkipped, read_source
 
 __all__ = ["DEFAULT_WORKERS", "PreparedFile", "prepare_file", "prepare_files", "uses_pool"]
@@ -111,6 +112,7 @@ def prepare_file(
         texts = [embedding_text(path, p.symbols, p.header, p.text) for p in pieces]
         vectors = fast.embed(texts) if fast is not None and texts else None
         for number, (piece, embedded) in enumerate(zip(pieces, texts, strict=True)):
+            terms = document_terms(path, piece.header, piece.text)
             chunks.append(
                 NewChunk(
                     start_line=piece.start_line,
@@ -120,7 +122,8 @@ def prepare_file(
                     header=piece.header,
                     text=piece.text,
                     text_hash=hashlib.sha256(embedded.encode("utf-8", "surrogatepass")).hexdigest(),
-                    terms=tuple(document_terms(path, piece.header, piece.text)),
+                    terms=joined_terms(terms),
+                    term_count=len(terms),
                     fast_vector=None if vectors is None else vectors[number].tobytes(),
                 )
             )

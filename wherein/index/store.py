@@ -59,7 +59,8 @@ class NewChunk:
     header: str
     text: str
     text_hash: str
-    terms: tuple[str, ...]
+    terms: str  # `wherein.storage.lexical.joined_terms`
+    term_count: int
     # The fast tier's vector (float32 bytes), when it was computed with the chunk.
     fast_vector: bytes | None = None
 
@@ -200,7 +201,7 @@ class Store(VectorTables, Database):
                         chunk.header,
                         chunk.text,
                         chunk.text_hash,
-                        len(chunk.terms),
+                        chunk.term_count,
                         chunk.text_hash,
                         None if chunk.fast_vector is None else 1,
                         chunk.text_hash,

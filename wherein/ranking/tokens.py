@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import chain
 
 import snowballstemmer
 
@@ -22,6 +23,9 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"[^\W\d]\w*")
+# _WORD on an ASCII text, where `\w` is [A-Za-z0-9_]: the explicit classes are about twice
+# as fast as the Unicode ones (tests/ranking/test_tokens.py holds the two to the same words).
+_ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Stems are added beside the words, never instead of them: exact matches still win.
 MIN_STEM_INPUT = 4
@@ -75,10 +79,8 @@ def _word_tokens(word: str) -> tuple[str, ...]:
 
 def tokenize(text: str) -> list[str]:
     """Document tokens, with repeats (BM25 counts them)."""
-    out: list[str] = []
-    for word in _WORD.findall(text):
-        out.extend(_word_tokens(word))
-    return out
+    words = (_ASCII_WORD if text.isascii() else _WORD).findall(text)
+    return list(chain.from_iterable(map(_word_tokens, words)))
 
 
 def query_tokens(text: str) -> list[str]:

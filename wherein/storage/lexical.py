@@ -29,6 +29,7 @@ __all__ = [
     "CREATE_LEXICAL_TABLE",
     "check_lexical",
     "delete_terms",
+    "joined_terms",
     "lexical_order",
     "matches_any",
     "matching_rows",
@@ -40,12 +41,18 @@ CREATE_LEXICAL_TABLE = (
 )
 
 
-def write_terms(conn: sqlite3.Connection, rows: Iterable[tuple[int, Sequence[str]]]) -> None:
-    """Store (row id, terms with repeats) rows; the corpus row's id is the FTS5 rowid."""
-    conn.executemany(
-        "INSERT INTO lexical(rowid, terms) VALUES (?, ?)",
-        ((row_id, " ".join(terms)) for row_id, terms in rows),
-    )
+def joined_terms(terms: Sequence[str]) -> str:
+    """A row's terms (with repeats) as the engine stores them: cut at spaces only.
+
+    Indexing joins them in its worker processes, where one string pickles back to the
+    writer in half the time of a tuple of a few hundred words.
+    """
+    return " ".join(terms)
+
+
+def write_terms(conn: sqlite3.Connection, rows: Iterable[tuple[int, str]]) -> None:
+    """Store (row id, `joined_terms`) rows; the corpus row's id is the FTS5 rowid."""
+    conn.executemany("INSERT INTO lexical(rowid, terms) VALUES (?, ?)", rows)
 
 
 def delete_terms(conn: sqlite3.Connection, ids_sql: str, params: Sequence[object]) -> None:
