@@ -284,3 +284,30 @@ def test_search_with_a_new_embedder_warns_once_and_ranks_with_it(repo):
     changed = [w for w in result.warnings if "embedder changed" in w]
     assert len(changed) == 1
     assert result.hits[0].similarity is not None
+
+
+def test_an_error_mid_refresh_keeps_what_was_committed_and_nothing_after(tmp_path, monkeypatch):
+    """A Ctrl-C mid-refresh leaves the files of the last commit, and none prepared after."""
+    monkeypatch.setattr(refresh_module, "COMMIT_EVERY_FILES", 4)
+    files = {
+        f"app/f{n:02d}.py": f"def func_{n}(value):\n    return value + {n}\n" for n in range(9)
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    store = open_store(index_dir(repo) / INDEX_FILE_NAME)
+
+    def stop_at_the_seventh(stage: str, done: int, total: int) -> None:
+        if done == 7:  # files 5-7 are prepared, not committed (the commit comes at 8)
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        refresh_index(
+            store, [Root(repo)], max_file_bytes=LIMIT, workers=0, progress=stop_at_the_seventh
+        )
+    assert not store.conn.in_transaction
+    kept = [path for (path,) in store.conn.execute("SELECT path FROM files ORDER BY path")]
+    assert kept == [f"app/f{n:02d}.py" for n in range(4)]
+    assert len(chunk_rows(store)) == 4
+    report = refresh(store, repo)  # the next refresh writes the rest
+    assert report.files_changed == 5
+    assert len(chunk_rows(store)) == 9
+    store.close()
