@@ -12,10 +12,10 @@ from wherein.embedding.static import PIECES_AFTER_TEXTS, StaticEmbedder
 from wherein.embedding.static_tokens import (
     ASCII_PIECE,
     CACHE_LIMIT,
-    PIECE,
     SPACE,
     PieceTokenizer,
     boundaries_hold,
+    unicode_piece,
 )
 
 HARD_TEXTS = [
@@ -56,9 +56,9 @@ def test_no_token_of_the_vocabulary_spans_a_cut(tokenizer):
 def test_the_ascii_cut_is_the_unicode_cut_on_ascii_texts():
     for text in ["abc123def  456__x\t\n", *ascii_texts(7, "aaeezZ09 ")]:
         spaced = SPACE + text.replace(" ", SPACE)
-        assert ASCII_PIECE.findall(spaced) == PIECE.findall(spaced), text
+        assert ASCII_PIECE.findall(spaced) == unicode_piece().findall(spaced), text
     # The cut differs where the text is not ASCII, which is why only ASCII texts take it.
-    assert ASCII_PIECE.findall("naïve") != PIECE.findall("naïve")
+    assert ASCII_PIECE.findall("naïve") != unicode_piece().findall("naïve")
 
 
 def test_ids_equal_the_tokenizers_own_on_hard_texts(tokenizer):
@@ -84,7 +84,8 @@ def test_the_cache_starts_again_at_its_bound(tokenizer, monkeypatch):
     first = pieces.ids([text])
     assert len(pieces._pieces) > 3
     assert pieces.ids([text]) == first == _reference(tokenizer, [text])
-    assert len(pieces._pieces) <= len(PIECE.findall("\u2581" + text.replace(" ", "\u2581")))
+    spaced = SPACE + text.replace(" ", SPACE)
+    assert len(pieces._pieces) <= len(unicode_piece().findall(spaced))
     assert CACHE_LIMIT > 100_000
 
 
@@ -105,3 +106,19 @@ def test_queries_embedded_alone_never_switch_to_the_pieces():
     batch = embedder.embed(queries)
     assert embedder._pieces is not None
     assert np.array_equal(np.stack(alone), batch)
+
+
+def test_an_ascii_query_is_embedded_from_pieces_without_importing_regex(tmp_path):
+    """A fresh search's ASCII query never needs the Unicode cut, so never `regex` (8 ms)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from wherein.embedding.static_tokens import cut_pieces\n"
+        "cut_pieces('where is the cookie header parsed')\n"
+        "assert 'regex' not in sys.modules, 'regex imported'\n"
+        "cut_pieces('naïve')\n"
+        "assert 'regex' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)

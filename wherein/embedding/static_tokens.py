@@ -4,7 +4,7 @@ WordLlama's tokenizer (Llama's BPE: spaces become `▁`, one `▁` is prepended,
 pre-tokenizer) runs the merges over a whole chunk as one word, so nothing it learns
 about `self` or `return` is reused: tokenizing was 40% of preparing the standard
 library's files for the fast tier. But no merge of this vocabulary crosses the
-boundaries that `PIECE` cuts at (a run of letters, of digits or of other characters,
+boundaries that `unicode_piece()` cuts at (a run of letters, of digits or of other characters,
 with the `▁`s before it), because no token of the vocabulary spans one
 (`boundaries_hold`, checked by tests/embedding/test_static_tokens.py). BPE on each
 piece alone therefore gives the same ids as BPE on the whole text, and code repeats
@@ -16,33 +16,29 @@ out) goes to the tokenizer whole: it matches those before any merge.
 
 Most code is ASCII, where a letter is `[A-Za-z]` and a decimal digit `[0-9]`: such a
 text is cut by `ASCII_PIECE`, the same cuts by the standard `re`, faster than `regex`
-with its Unicode classes (0.11-0.15 s against 0.19-0.22 s to cut pydantic's 2,257 chunks).
+with its Unicode classes (0.11-0.15 s against 0.19-0.22 s to cut pydantic's 2,257 chunks),
+and a fresh search whose query is ASCII never imports `regex` (8 ms).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 from itertools import chain
-
-import regex
 
 __all__ = [
     "ASCII_PIECE",
-    "PIECE",
     "QUERY_PIECE",
     "PieceTokenizer",
     "boundaries_hold",
     "cut_pieces",
+    "unicode_piece",
 ]
 
 SPACE = "\u2581"  # SentencePiece's visible space, as the normalizer writes it
-# Letters, decimal digits (one token each in this vocabulary) and everything else, each
-# run taking the `▁`s before it: the vocabulary has tokens such as `▁▁▁▁` and `▁def`.
-PIECE = regex.compile(
-    rf"{SPACE}+(?:\p{{L}}+|[^\p{{L}}\p{{Nd}}{SPACE}]+)?|\p{{L}}+|[^\p{{L}}\p{{Nd}}{SPACE}]+|\p{{Nd}}"
-)
-# PIECE on a text whose only non-ASCII character is `▁` (an ASCII text, spaces replaced).
+# `unicode_piece()` on a text whose only non-ASCII character is `▁` (an ASCII text, spaces
+# replaced).
 ASCII_PIECE = re.compile(
     rf"{SPACE}+(?:[A-Za-z]+|[^A-Za-z0-9{SPACE}]+)?|[A-Za-z]+|[^A-Za-z0-9{SPACE}]+|[0-9]"
 )
@@ -117,9 +113,20 @@ class PieceTokenizer:
             self._learned[piece] = ids
 
 
+@cache
+def unicode_piece():  # -> regex.Pattern
+    """The cut: letters, decimal digits (one token each in this vocabulary) and everything
+    else, each run taking the `▁`s before it (the vocabulary has `▁▁▁▁` and `▁def`)."""
+    import regex
+
+    return regex.compile(
+        rf"{SPACE}+(?:\p{{L}}+|[^\p{{L}}\p{{Nd}}{SPACE}]+)?|\p{{L}}+|[^\p{{L}}\p{{Nd}}{SPACE}]+|\p{{Nd}}"
+    )
+
+
 def cut_pieces(text: str) -> list[str]:
     """`text`'s pieces, as the tokenizer's normalizer sees it (one `▁` first, spaces as `▁`)."""
-    cut = ASCII_PIECE if text.isascii() else PIECE
+    cut = ASCII_PIECE if text.isascii() else unicode_piece()
     return cut.findall(SPACE + text.replace(" ", SPACE))
 
 
@@ -128,8 +135,9 @@ def boundaries_hold(vocabulary: Sequence[str], byte_tokens_prefix: str = "<0x") 
 
     Byte-fallback tokens (`<0x0A>`) stand for one character each and are never merged.
     """
+    piece = unicode_piece()
     return all(
-        len(PIECE.findall(token)) == 1 and PIECE.fullmatch(token) is not None
+        len(piece.findall(token)) == 1 and piece.fullmatch(token) is not None
         for token in vocabulary
         if token and not token.startswith(byte_tokens_prefix)
     )
