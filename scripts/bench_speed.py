@@ -135,8 +135,6 @@ def _warm(workspace: Path, home: Path, queries: list[str], tiers: frozenset[str]
     try:
         settings = load_settings(workspace)
         full = create_embedder(settings) if "full" in tiers else None
-        if full is not None and hasattr(full, "expect_many_calls"):
-            full.expect_many_calls()  # as a `wherein serve` session does at its start
         fast = create_fast_embedder(settings)
         search, resident = timed_searcher(workspace, settings, full, fast, tiers)
         search(queries[0])  # loads what a session has loaded by its second call

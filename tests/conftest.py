@@ -20,10 +20,17 @@ PROXY_VARIABLES = (
 HOST_SESSION = ("CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
 
 
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory):
+    """One XDG cache for the whole run: the default model's int8 graph is made once (3-5 s),
+    not by every test that loads the model (tests/embedding/test_int8_graph.py makes its own)."""
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
 @pytest.fixture(autouse=True)
-def clean_environ(tmp_path, monkeypatch):
-    """Point WHEREIN_HOME and XDG_CONFIG_HOME at tmp_path; drop proxies, WHEREIN_* vars and a
-    host agent's session id."""
+def clean_environ(tmp_path, monkeypatch, model_cache):
+    """Point WHEREIN_HOME and XDG_CONFIG_HOME at tmp_path and XDG_CACHE_HOME at the run's;
+    drop proxies, WHEREIN_* vars and a host agent's session id."""
     import os
 
     for name in list(os.environ):
@@ -31,5 +38,6 @@ def clean_environ(tmp_path, monkeypatch):
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("WHEREIN_HOME", str(tmp_path / "wherein-home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     yield

@@ -144,12 +144,6 @@ class RecallSession:
         embedder = self.embedder(settings)  # loads here, so starting never blocks the caller
         if embedder is None:
             return
-        ready = getattr(embedder, "expect_many_calls", None)  # a session embeds many queries
-        if ready is not None:
-            try:
-                ready()
-            except EmbedderError as err:  # the search that needs the model says so
-                logger.warning("The configured model did not open for the session: %s", err)
         try:
             done = backfill_full_tier(self.workspace, embedder, stop, guard=self.resident.lock)
         except WhereinError as err:
