@@ -52,3 +52,13 @@ def test_the_second_start_hashes_nothing(monkeypatch):
     assert names[0].startswith("minilm-l6-") and names[0].endswith(".onnx")  # the int8 graph
     minilm.MiniLMEmbedder()
     assert len(hashed) == 3
+
+
+def test_no_thread_outlives_a_call(embedder):
+    """A thread left alive would make the next index's chunking workers spawn, not fork."""
+    import threading
+
+    before = threading.active_count()
+    embedder.embed(TEXTS * 2)
+    assert threading.active_count() == before
+    assert not [t for t in threading.enumerate() if t.name.startswith("wherein-minilm")]

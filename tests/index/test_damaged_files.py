@@ -423,7 +423,7 @@ def test_a_fifo_in_place_of_the_model_stamp_is_moved_aside_not_waited_on(repo, m
     assert done.stdout.startswith(b"3 files seen, 3 changed, 0 removed, 3 chunks embedded")
     _assert_kind(the_aside(stamp), stat.S_ISFIFO)
     payload = json.loads(stamp.read_text())
-    assert len(payload["files"]) == 2  # the model and its tokenizer, vouched for again
+    assert len(payload["files"]) == 3  # the model, its int8 graph and the tokenizer, again
 
 
 # -- through the agent tool ------------------------------------------------------------------
