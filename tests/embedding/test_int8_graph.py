@@ -128,3 +128,17 @@ def test_its_vectors_stay_close_to_the_bundled_graphs(made, bundled):
     cosines = np.sum(quantized * np.stack(original), axis=1)
     assert cosines.min() > 0.97
     assert not np.allclose(quantized, np.stack(original), atol=1e-4)  # it is another model
+
+
+def test_what_a_killed_making_left_is_removed_by_the_next(bundled, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = int8_graph.cache_dir()
+    stale = folder / f"{int8_graph.SCRATCH_PREFIX}killed"
+    (stale / "float32.onnx").parent.mkdir(parents=True)
+    (stale / "float32.onnx").write_bytes(b"left behind")
+    old = stale.stat().st_mtime - int8_graph.SCRATCH_STALE_S - 60
+    os.utime(stale, (old, old))
+    running = folder / f"{int8_graph.SCRATCH_PREFIX}running"  # another process, making now
+    running.mkdir()
+    int8_graph.int8_graph(*bundled)
+    assert not stale.exists() and running.exists()
