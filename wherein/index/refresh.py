@@ -260,8 +260,8 @@ class _QueryPieces:
 
     They go beside the index (`wherein.index.query_vectors`), for fresh searches, written
     when the index commits (`write`): a write each worker task, into a table keyed by the
-    piece, took 2 s of this process's CPU on the standard library's 289 tasks, where the
-    workers needed it.
+    piece, took 2 of this process's 10 s under a profiler on the standard library's 289
+    tasks, CPU the workers needed.
     """
 
     def __init__(self, store: Store, fast: Embedder | None) -> None:
