@@ -142,3 +142,13 @@ def test_what_a_killed_making_left_is_removed_by_the_next(bundled, tmp_path, mon
     running.mkdir()
     int8_graph.int8_graph(*bundled)
     assert not stale.exists() and running.exists()
+
+
+def test_without_the_quantizer_the_error_says_what_to_install(bundled, tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setitem(sys.modules, "onnxruntime.quantization", None)  # import fails
+    with pytest.raises(EmbedderError, match="needs the onnx package"):
+        int8_graph.int8_graph(*bundled)
+    assert not list(int8_graph.cache_dir().iterdir())  # nothing half made is left
