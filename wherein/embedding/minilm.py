@@ -133,9 +133,7 @@ class MiniLMEmbedder:
         return normalize_rows(np.stack(rows))
 
     def _mean_token(self, ids: list[int]) -> np.ndarray:
-        """The mean of one text's last hidden states (a text without tokens: zeros)."""
-        if not ids:
-            return np.zeros(DIMENSION, dtype=np.float32)
+        """The mean of one text's last hidden states (every text has [CLS] and [SEP])."""
         tokens = np.asarray([ids], dtype=np.int64)
         feed = {"input_ids": tokens, "attention_mask": np.ones_like(tokens)}
         if "token_type_ids" in self.input_names:
