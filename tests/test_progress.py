@@ -46,3 +46,19 @@ def test_a_pipe_gets_no_bar():
     with ProgressDisplay(stream) as display:
         display.update("scan", 5, 10)
     assert not display.enabled and stream.getvalue() == ""
+
+
+def test_loading_the_model_is_a_stage_of_its_own(tmp_path):
+    """The default model's first start makes its int8 graph (seconds): the bar says so
+    instead of standing still on the scan."""
+    from tests.helpers import write_tree
+    from wherein.config import load_settings
+    from wherein.indexing import build_index
+
+    repo = write_tree(tmp_path / "repo", {"app.py": "def handler(request):\n    return 1\n"})
+    stages: list[tuple[str, int, int]] = []
+    build_index(repo, load_settings(repo), progress=lambda *step: stages.append(step))
+    names = [stage for stage, _, _ in stages]
+    assert names.index("model") < names.index("embed")
+    assert ("model", 0, 1) in stages and ("model", 1, 1) in stages
+    assert stages.index(("model", 1, 1)) < names.index("embed")

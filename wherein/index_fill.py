@@ -71,7 +71,13 @@ def fill_index(
     _fill_fast_tier(store, settings, fast_tier, progress)
     try:
         if not _nothing_to_embed(store, settings):
+            # A stage of its own: the default model's first start on a machine makes its
+            # int8 graph (about 5 s), which would otherwise stall on the scan's full bar.
+            if progress:
+                progress("model", 0, 1)
             embedder = create_embedder(settings)
+            if progress:
+                progress("model", 1, 1)
             embedded = embed_pending(
                 store,
                 embedder,

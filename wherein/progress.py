@@ -15,6 +15,7 @@ REDRAW_EVERY_S = 0.1
 STAGE_LABELS = {
     "scan": "Reading files",
     "fast": "Fast-tier vectors",
+    "model": "Loading the model",
     "embed": "Embedding chunks",
 }
 
