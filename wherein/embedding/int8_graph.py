@@ -38,8 +38,11 @@ from wherein.safe_files import UnsafeFile, not_regular, read_regular, write_atom
 
 __all__ = ["cache_dir", "int8_graph"]
 
-# The quantization's own settings: part of what the file's name stands for.
-RECIPE = "dynamic-qint8-per-channel-1"
+# The quantization's own settings: part of what the file's name stands for. Weights keep 7
+# bits (`reduce_range`): x86 CPUs without AVX-512 VNNI multiply uint8 by int8 with
+# VPMADDUBSW, whose pairwise int16 sums saturate past 255 x 127 x 2; with 7-bit weights
+# they cannot, so every CPU computes the same integers (onnxruntime's quantization guide).
+RECIPE = "dynamic-qint8-per-channel-7bit-1"
 SHA256_SUFFIX = ".sha256"
 # A making's scratch folder (110 MB at its largest); one older than this was left by a
 # making that was killed (one takes about 5 s), and the next making removes it.
@@ -146,7 +149,13 @@ def _make(bundled: Path, target: Path) -> None:
         try:
             onnxruntime.InferenceSession(str(bundled), options, providers=["CPUExecutionProvider"])
             with _quiet_root_logger():  # the quantizer advises "pre-processing" on stderr
-                quantize_dynamic(folded, made, weight_type=QuantType.QInt8, per_channel=True)
+                quantize_dynamic(
+                    folded,
+                    made,
+                    weight_type=QuantType.QInt8,
+                    per_channel=True,
+                    reduce_range=True,
+                )
         except Exception as err:  # onnxruntime and onnx raise their own untyped errors
             raise EmbedderError(
                 f"Cannot make the default model's int8 graph from {bundled}: {err}. "
