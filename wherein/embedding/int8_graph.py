@@ -4,7 +4,7 @@ The bundled all-MiniLM-L6-v2 stores its weights as int8 but computes in float32:
 MatMul reads its weights cast and scaled back, on every run of a session that optimizes
 nothing (55-110 ms for one query), or folded to float32 when a full session opens (200 ms
 of CPU). onnxruntime's own dynamic quantization (`onnxruntime.quantization.quantize_dynamic`:
-int8 weights per output channel, activations quantized as each run goes) makes a graph
+7-bit weights per output channel, activations quantized as each run goes) makes a graph
 whose MatMuls run on int8: with each text run alone (`minilm.py`), 3.8x the chunks per
 second when indexing on this 2-core machine (AVX-512 VNNI), a session that opens in 40 ms
 and a query in 2-3 ms. Its vectors are
