@@ -156,11 +156,15 @@ CASES = {
         void Widget::draw() const { int local = 0; }
         Widget::~Widget() {}
         using Id = int;
+        int frames = 0;
         }  // namespace gfx
+        #ifdef GFX_DEBUG
+        void dump(const gfx::Widget& w);
+        #endif
         """,
         (
             "gfx gfx.Widget gfx.Widget.Widget gfx.Widget.~Widget gfx.Widget.draw "
-            "gfx.Widget.operator== gfx.Id"
+            "gfx.Widget.operator== gfx.Id gfx.frames dump"
         ),
     ),
     "csharp": (

@@ -283,7 +283,7 @@ def _definitions(root, language: str) -> list[_Definition]:
     from tree_sitter import QueryCursor
 
     names: dict[int, tuple[str, object]] = {}
-    for _pattern, captures in QueryCursor(query).matches(root):
+    for _pattern, captures in QueryCursor(query).matches(root, predicate=_predicate):
         definition = captures.get("definition")
         name = captures.get("name")
         if definition and name:
@@ -307,6 +307,17 @@ def _definitions(root, language: str) -> list[_Definition]:
         found.append(_Definition(node.start_point.row, ".".join(reversed(path)), len(path) - 1))
     found.sort(key=lambda d: (d.row, d.depth))
     return found
+
+
+def _predicate(name: str, args, _pattern: int, captures) -> bool:
+    """The queries' own predicates: `(#parent-type? @capture type ...)`, whether the
+    captured node's parent is of one of those types. Another name is refused."""
+    if name != "parent-type?" or not args or args[0][1] != "capture":
+        return False
+    nodes = captures.get(args[0][0])
+    if not nodes or nodes[0].parent is None:
+        return False
+    return nodes[0].parent.type in {value for value, kind in args[1:] if kind == "string"}
 
 
 def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
