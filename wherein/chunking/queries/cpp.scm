@@ -1,7 +1,8 @@
 ; Declarations that name a chunk. @definition is the whole declaration, @name its name,
 ; @receiver the class a method defined outside it belongs to (`void Widget::draw()` is
-; `Widget.draw`). A query cannot say "any parent but X", so patterns that depend on where a
-; declaration sits are repeated once per parent.
+; `Widget.draw`). Where a declaration must sit is tested by `#parent-type?` (wherein's own
+; predicate), not by a pattern per parent: C++'s large grammar makes every pattern dear to
+; compile.
 
 ; Functions and methods, returning values, pointers or references.
 (function_definition
@@ -48,8 +49,8 @@
     ]))) @definition
 
 ; Classes and other types with a body (a `struct x` without one is a use). Unlike c.scm,
-; these are not anchored per parent: C++'s large grammar makes every extra pattern cost
-; compile time, and `typedef struct tag {...} name;` is rare in C++.
+; their parent is not tested: `typedef struct tag {...} name;`, which that test leaves to the
+; typedef's name, is rare in C++.
 [(class_specifier name: (type_identifier) @name body: (field_declaration_list))
  (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
  (union_specifier name: (type_identifier) @name body: (field_declaration_list))
@@ -74,8 +75,7 @@
       declarator: [(identifier) (destructor_name) (operator_name)] @name)) @definition)
 
 ; Namespace- and file-scope prototypes, constants and variables; locals are left out. One
-; pattern with a parent test (`#parent-type?`, wherein's own predicate) compiles in 60% of
-; the time of one pattern per parent, which C++'s large grammar makes dear.
+; pattern with the parent test compiles in 65% of the time of one pattern per parent.
 ((declaration
     declarator: [
       (identifier) @name
