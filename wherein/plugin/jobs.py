@@ -74,12 +74,17 @@ class IndexJob:
         return self._finished.wait(timeout)
 
     def _progress(self, stage: str, done: int, total: int) -> None:
-        """Record what is committed, then stop here if asked: the next step is not begun."""
+        """Record what is committed, then stop here if asked: the next step is not begun.
+
+        Only the stages the tool's schema names are recorded: "model" (the configured model
+        starting) is the CLI's bar, and the job stays at the stage before it meanwhile.
+        """
         with self._lock:
-            self.stage = stage
             if stage == "scan":
+                self.stage = stage
                 self.files_done, self.files_total = done, total
-            else:
+            elif stage in ("fast", "embed"):
+                self.stage = stage
                 self.chunks_done, self.chunks_total = done, total
         if self._cancel.is_set():
             raise JobCancelled
