@@ -13,8 +13,8 @@ treats it as another model (`minilm.MODEL_NAME`).
 
 It is made on first use, in about 5 s (onnxruntime folds the bundled graph to float32, then
 the float32 graph is quantized), under `$XDG_CACHE_HOME/wherein/models` (`~/.cache`), shared
-by every data home: a file named by the bundled model's sha256 and the onnx and onnxruntime
-versions that made it, with its own sha256 beside it, written atomically and checked at each
+by every data home: a file named by the bundled model's sha256 and the onnxruntime version
+that made it, with its own sha256 beside it, written atomically and checked at each
 later start (once per file version, `stamp.py`). A file that does not match is made again,
 and what a making that was killed left behind is removed by the next one.
 """
@@ -29,14 +29,13 @@ import stat
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
-from importlib import metadata
 from pathlib import Path
 
 from wherein.embedding.stamp import sha256_file, verified_sha256
 from wherein.errors import EmbedderError
 from wherein.safe_files import UnsafeFile, not_regular, read_regular, write_atomic
 
-__all__ = ["cache_dir", "int8_graph"]
+__all__ = ["RECIPE", "cache_dir", "int8_graph"]
 
 # The quantization's own settings: part of what the file's name stands for. Weights keep 7
 # bits (`reduce_range`): x86 CPUs without AVX-512 VNNI multiply uint8 by int8 with
@@ -82,15 +81,12 @@ def int8_graph(bundled: Path, bundled_sha256: str) -> Path:
 
 
 def _file_name(bundled_sha256: str) -> str:
-    versions = "-".join(f"{name}{_version(name)}" for name in ("onnx", "onnxruntime"))
-    return f"minilm-l6-{bundled_sha256[:16]}-{RECIPE}-{versions}.onnx"
+    """Named by what decides the graph: the bundled file, the recipe, and the onnxruntime
+    whose quantizer makes it (imported by the model anyway: `importlib.metadata` for a
+    version would add 12 ms to a fresh search's start)."""
+    import onnxruntime
 
-
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "none"
+    return f"minilm-l6-{bundled_sha256[:16]}-{RECIPE}-onnxruntime{onnxruntime.__version__}.onnx"
 
 
 def _checks_out(target: Path) -> bool:

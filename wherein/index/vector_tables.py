@@ -193,6 +193,8 @@ class VectorTables:
     ) -> HeldVectors | None:
         """Every chunk's vector of `tier`, `previous`'s rows reused; None when what SQLite
         holds does not fit them (the caller reads the whole tier)."""
+        # Two reads, each on an index (`chunks_lengths`; the tier's partial index of pending
+        # chunks): one `WHERE flag IS NOT 0 ORDER BY id` scans the table, 1.6x their time.
         every = np.array(self.conn.execute("SELECT id FROM chunks ORDER BY id").fetchall())
         pending = self.conn.execute(f"SELECT id FROM chunks WHERE {tier.flag} = 0").fetchall()
         ids = np.setdiff1d(every.reshape(-1).astype(np.int64), np.array(pending, dtype=np.int64))
