@@ -10,8 +10,8 @@ written into it):
 - `cli`: a fresh `wherein search` of the same query, the baseline of the same run.
 
 Medians of --runs, alternated. The agent's server runs its index jobs in threads, so its
-chunking workers are spawned where the CLI forks them (`wherein.index.prepare.start_method`):
-the difference is what that costs.
+chunking workers come from the fork server it starts first, where the CLI forks them
+itself (`wherein.index.prepare.start_method`): the difference is what that costs.
 
     python scripts/bench_first_recall.py --corpus-root /tmp/bench-corpus --sdist flask [--self]
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -164,38 +166,96 @@ def alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_workers_die_when_their_parent_is_killed(tmp_path):
-    root = make_tree(tmp_path / "repo", POOL_MIN_FILES * 3)
-    pid_file = tmp_path / "pids"
+@contextlib.contextmanager
+def killed_after_start(
+    script: str, root: Path, pid_file: Path
+) -> Iterator[tuple[list[int], list[int]]]:
+    """Run `script` until it writes its workers' pids to `pid_file`, and SIGKILL it.
+
+    Yields (its workers, its other children as they were before the kill); whatever of
+    them is alive at the end is killed, so a failing test leaves no orphan behind.
+    """
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(root), str(pid_file)],
-        cwd=REPO,
-        stderr=subprocess.PIPE,
+        [sys.executable, "-c", script, str(root), str(pid_file)], cwd=REPO, stderr=subprocess.PIPE
     )
     pids: list[int] = []
     try:
-        deadline = time.monotonic() + 60  # a hang guard: spawning on a loaded machine is slow
+        deadline = time.monotonic() + 90  # a hang guard: spawning on a loaded machine is slow
         while not pid_file.exists() or not pid_file.read_text():
             assert child.poll() is None, child.stderr.read().decode()
             assert time.monotonic() < deadline, "the child never started its workers"
             time.sleep(0.05)
-        pids = [int(p) for p in pid_file.read_text().split()]
-        assert len(pids) == 2 and all(alive(p) for p in pids)
+        workers = [int(p) for p in pid_file.read_text().split()]
+        others = [p for p in children_of(child.pid) if p not in workers]
+        pids = workers + others
+        assert len(workers) == 2 and all(alive(p) for p in workers)
         child.send_signal(signal.SIGKILL)
         child.wait()
         deadline = time.monotonic() + ORPHAN_WAIT_S
         while any(alive(p) for p in pids) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not [p for p in pids if alive(p)], "workers outlived their killed parent"
+        yield workers, others
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
         child.stderr.close()
-        for pid in pids:  # never leave an orphan behind, even when the test fails
+        for pid in pids:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_die_when_their_parent_is_killed(tmp_path):
+    root = make_tree(tmp_path / "repo", POOL_MIN_FILES * 3)
+    with killed_after_start(CHILD, root, tmp_path / "pids") as (workers, _):
+        assert not [p for p in workers if alive(p)], "workers outlived their killed parent"
+
+
+FORK_SERVER_CHILD = """
+import multiprocessing, sys, threading, time
+from pathlib import Path
+from wherein.index import prepare
+from wherein.workspace import Root, WalkReport, walk_root
+
+assert prepare.start_fork_server()
+threading.Thread(target=time.sleep, args=(300,), daemon=True).start()  # as `wherein serve`'s jobs
+assert prepare.start_method() == "forkserver", prepare.start_method()
+entries = list(walk_root(Root(Path(sys.argv[1])), 1 << 20, WalkReport()))
+alone = list(prepare.prepare_files(entries, max_file_bytes=1 << 20, known_sha256={}, workers=0))
+pooled = list(prepare.prepare_files(entries, max_file_bytes=1 << 20, known_sha256={}, workers=2))
+assert pooled == alone and len(pooled) == len(entries)
+prepare.TASK_FILES = 1  # many small tasks: the workers are mid-stream when the kill comes
+stream = prepare.prepare_files(entries * 50, max_file_bytes=1 << 20, known_sha256={}, workers=2)
+next(stream)
+pids = [p.pid for p in multiprocessing.active_children()]
+Path(sys.argv[2]).write_text(" ".join(map(str, pids)))
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_threaded_process_forks_its_workers_from_its_fork_server_and_they_die_with_it(tmp_path):
+    # `wherein serve`: its index jobs run in threads, so its workers come from the fork server
+    # it started first. They are the fork server's children, not the killed process's.
+    root = make_tree(tmp_path / "repo", POOL_MIN_FILES + 6)
+    with killed_after_start(FORK_SERVER_CHILD, root, tmp_path / "pids") as (workers, others):
+        assert others, "no fork server among the process's children"
+        assert not [p for p in workers if alive(p)], "workers outlived the process they worked for"
+        assert not [p for p in others if alive(p)], "the fork server outlived its process"
 
 
 def test_workers_are_forked_only_while_no_other_thread_runs():

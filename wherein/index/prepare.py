@@ -4,11 +4,11 @@ Preparing a file is reading it, hashing it, deciding whether it is skipped,
 chunking it with tree-sitter and tokenizing each chunk for BM25: pure CPU work
 with no index access, so it runs beside the process that writes SQLite.
 
-A large batch goes to a pool of `spawn`ed worker processes; a small one (a
-search after a one-file edit) is prepared in-process, so it never pays process
-start-up. Workers cannot outlive the process that started them: on Linux the
-kernel sends them SIGKILL when it dies (PR_SET_PDEATHSIG), and everywhere a
-watchdog thread in each worker exits when its parent process changes.
+A large batch goes to a pool of worker processes (`start_method` says how they
+start); a small one (a search after a one-file edit) is prepared in-process, so it
+never pays process start-up. Workers cannot outlive the process that started them:
+on Linux the kernel sends them SIGKILL when their parent dies (PR_SET_PDEATHSIG), and
+a watchdog thread in each worker exits when the process it works for is gone.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import multiprocessing
 import os
+import select
 import signal
 import sys
 import threading
@@ -65,6 +66,9 @@ PARENT_POLL_S = 0.5
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 # None: `start_method()` chooses; a name forces it (scripts/bench_prepare.py compares them).
 START_METHOD: str | None = None
+# What the fork server of `start_fork_server` imports before it forks anything.
+WORKER_PRELOAD = "wherein.index.worker_preload"
+_fork_server: list[bool] = []  # [True] once this process started its fork server
 
 
 @dataclass(frozen=True)
@@ -198,22 +202,63 @@ def prepare_files(
 
 
 def start_method() -> str:
-    """`fork` while this process runs no other thread (on Linux), else `spawn`.
+    """`fork` while this process runs no other thread (on Linux), else `forkserver` when this
+    process started one (`start_fork_server`), else `spawn`.
 
     A forked worker starts in milliseconds with this process's imports, grammars and fast
     model; a spawned one starts an interpreter and imports them again: 0.86 s to its first
     result on a loaded 2-core machine, most of a first search of a 200-file repository.
     Fork is safe only while no other thread can hold a lock at that instant (SQLite,
     logging, a model's), for the child would find it held forever: the MCP server runs
-    index jobs in threads, so it spawns. The workers run no model of their own that uses
-    threads (`_worker_init` turns the tokenizer's off) and leave by `os._exit`, so no
-    inherited SQLite handle is ever closed in them.
+    index jobs in threads, so its workers come from the fork server it started before any
+    thread, which has already imported the chunker, compiled the grammars' queries and
+    loaded the fast model. The workers run no model of their own that uses threads
+    (`_worker_init` turns the tokenizer's off) and leave by `os._exit`, so no inherited
+    SQLite handle is ever closed in them.
     """
     if START_METHOD is not None:
         return START_METHOD
-    if sys.platform.startswith("linux") and threading.active_count() == 1:
+    if not sys.platform.startswith("linux"):
+        return "spawn"
+    if threading.active_count() == 1:
         return "fork"
-    return "spawn"
+    return "forkserver" if _fork_server else "spawn"
+
+
+def start_fork_server() -> bool:
+    """Start the fork server this process's pools will fork their workers from; False where
+    there is none to start (not Linux) or it could not start (then workers are spawned).
+
+    For a process that will index from threads (`wherein serve`), called before it starts
+    any: the fork server imports `WORKER_PRELOAD` once, beside this process's own start
+    (0.3 s of the other core), where each spawned worker paid its imports and model on the
+    first search's clock (0.3-0.5 s more than a forked one).
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    from multiprocessing import forkserver
+
+    forkserver.set_forkserver_preload([WORKER_PRELOAD])
+    try:
+        forkserver.ensure_running()
+    except OSError:
+        return False
+    if not _fork_server:
+        _fork_server.append(True)
+    return True
+
+
+def preload_worker() -> None:
+    """What `WORKER_PRELOAD` readies in the fork server, for every worker it forks: the
+    chunker's and the fast tier's imports and the fast model (loading it fails quietly:
+    each worker then meets the error, and reports it, as without the fork server).
+
+    Not the grammars' queries: compiling every language's takes 0.7 s, which the first
+    search of a session would wait for (its workers are forked only once this is done),
+    while a worker compiles just the languages it meets (Python's: 3 ms).
+    """
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"  # no thread pool in a process that forks
+    _worker_fast_embedder()
 
 
 def _task_result(
@@ -264,20 +309,17 @@ def _with_fast(
 
 @contextlib.contextmanager
 def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
-    # `start_method` says when `fork` is safe. Not forkserver: it measured 0.64-0.78 s
-    # to the first result against spawn's 0.86 s, but its workers are children of the
-    # long-lived fork server, not of us: PR_SET_PDEATHSIG and the parent check cannot tie
-    # them to this process. Forked and spawned workers are our children, started by the
-    # thread that submits (PR_SET_PDEATHSIG fires when that *thread* ends, so the pool
-    # must not outlive the thread iterating `prepare_files`; `_pool` guarantees it).
+    # Forked and spawned workers are our children, started by the thread that submits
+    # (PR_SET_PDEATHSIG fires when that *thread* ends, so the pool must not outlive the
+    # thread iterating `prepare_files`; `_pool` guarantees it). A fork server's workers are
+    # its children, not ours: they watch this process itself (`_worker_init`).
     method = start_method()
     context = multiprocessing.get_context(method)
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
         initializer=_worker_init,
-        # A forkserver's children are its own, not ours: only ours can check the parent.
-        initargs=(os.getpid() if method in ("fork", "spawn") else None,),
+        initargs=(os.getpid(), method != "forkserver"),
     )
     try:
         yield pool
@@ -362,8 +404,8 @@ def _worker_fast_embedder() -> StaticEmbedder | None:
     return _WORKER_FAST[0]
 
 
-def _worker_init(parent_pid: int | None) -> None:
-    """Tie this worker's life to its parent's, and leave Ctrl-C to the parent."""
+def _worker_init(owner_pid: int, owner_is_parent: bool) -> None:
+    """Tie this worker's life to the process it works for, and leave Ctrl-C to that one."""
     # The terminal sends SIGINT to the whole process group; the parent decides
     # what to do (it shuts the pool down), the worker finishes its task quietly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -372,14 +414,24 @@ def _worker_init(parent_pid: int | None) -> None:
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
     if sys.platform.startswith("linux"):
         _set_parent_death_signal(signal.SIGKILL)
-    if parent_pid is None:
-        return
-    # The parent may have died before the line above took effect.
-    if os.getppid() != parent_pid:
-        os._exit(1)
-    threading.Thread(
-        target=_watch_parent, args=(parent_pid,), name="wherein-parent-watch", daemon=True
-    ).start()
+    if owner_is_parent:
+        # The parent may have died before the line above took effect.
+        if os.getppid() != owner_pid:
+            os._exit(1)
+        watch, target = _watch_parent, owner_pid
+    else:
+        # A fork server's child: its parent outlives the owner while any worker holds
+        # the server's pipe, so the owner itself is watched, through a pidfd (opened
+        # while the owner that just asked for this worker is alive: no reused pid).
+        try:
+            target = os.pidfd_open(owner_pid)
+        except ProcessLookupError:
+            os._exit(1)
+        except (AttributeError, OSError):  # no pidfd (an old kernel): poll the pid
+            watch, target = _watch_pid, owner_pid
+        else:
+            watch = _watch_pidfd
+    threading.Thread(target=watch, args=(target,), name="wherein-parent-watch", daemon=True).start()
 
 
 def _set_parent_death_signal(signum: int) -> None:
@@ -393,4 +445,22 @@ def _watch_parent(parent_pid: int) -> None:
     stop = threading.Event()
     while not stop.wait(PARENT_POLL_S):
         if os.getppid() != parent_pid:
+            os._exit(1)
+
+
+def _watch_pidfd(pidfd: int) -> None:
+    """Exit once the process `pidfd` names has ended (the descriptor becomes readable)."""
+    select.select([pidfd], [], [])
+    os._exit(1)
+
+
+def _watch_pid(pid: int) -> None:
+    """Exit once no process has `pid` (without a pidfd; a reused pid goes unnoticed)."""
+    stop = threading.Event()
+    while not stop.wait(PARENT_POLL_S):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:  # a process of another user: ours is gone
             os._exit(1)

@@ -165,5 +165,9 @@ def serve(workspace: Path) -> int:
     root.addHandler(handler)
     root.setLevel(logging.WARNING)
     logging.getLogger("wherein").setLevel(logging.INFO)
+    from wherein.index.prepare import start_fork_server
+
+    # Before any thread: index jobs run in threads, and fork their workers from it.
+    start_fork_server()
     anyio.run(_serve_stdio, create_server(workspace))
     return 0
