@@ -272,3 +272,29 @@ def test_the_builder_waits_while_a_search_runs(repo):
         assert resident.in_memory(resident.store(resident._store_path, False)) is not None
     finally:
         resident.drop_store()
+
+
+def test_the_state_is_read_once_per_store_only_within_state_kept(tmp_path):
+    # A search's ranking reads the state at each of its caches; between searches (and after
+    # the search's own refresh) a change must be seen at the next read.
+    store = open_store(tmp_path / "index.sqlite")
+    other = open_store(tmp_path / "other.sqlite")
+    resident = ResidentIndex()
+    try:
+        before = resident.state(store)
+        with resident.state_kept():
+            assert resident.state(store) == before
+            with store.transaction() as conn:
+                store.bump_generation(conn)
+            assert resident.state(store) == before  # kept within
+            with other.transaction() as conn:
+                other.bump_generation(conn)
+            assert resident.state(other) == ResidentIndex().state(other)  # each its own
+        changed = resident.state(store)
+        assert changed != before
+        with store.transaction() as conn:
+            store.bump_generation(conn)
+        assert resident.state(store) != changed  # read again outside
+    finally:
+        store.close()
+        other.close()

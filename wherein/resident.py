@@ -85,6 +85,7 @@ class ResidentIndex:
         self._no_search = threading.Event()
         self._no_search.set()
         self._builder: threading.Thread | None = None
+        self._states: dict[Store, str] | None = None  # within `state_kept`, per store
 
     def store(self, path: Path, verify: bool) -> Store:
         """The open store at `path`, opened once (again after a failure or with `verify`)."""
@@ -261,7 +262,25 @@ class ResidentIndex:
 
     def state(self, store: Store) -> str:
         """A key that changes whenever the chunks or either tier's vectors change."""
-        return "|".join(store.vectors_versions((FULL, FAST)))
+        kept = self._states
+        if kept is not None and store in kept:
+            return kept[store]
+        state = "|".join(store.vectors_versions((FULL, FAST)))
+        if kept is not None:
+            kept[store] = state
+        return state
+
+    @contextlib.contextmanager
+    def state_kept(self) -> Iterator[None]:
+        """Within it, `state` reads each store's versions once: for the part of a search after
+        its refresh, which writes nothing (reading them at each of its six asks was a tenth
+        of a warm search of pydantic). Another process writing meanwhile is seen by the next
+        search, as it would be had it written a moment later."""
+        self._states = {}
+        try:
+            yield
+        finally:
+            self._states = None
 
     def chunk_rows(self, store: Store, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         """`store.chunk_rows(chunk_ids)`, reading only the rows not kept since the index

@@ -213,32 +213,37 @@ def _search_index(
                 warnings.append(store.notice)
                 store.notice = None  # said once; warm_index reports only what happens next
             warm_index(store, request, locked, models, warnings, resident)
-            origin = None
-            if request.related is not None:  # stored vectors only: no model need load
-                hits, source_chars, origin, used = rank_related(
-                    store, request, request.related, resident
-                )
-            else:
-                ranked = federate(store, request.packages, warnings)
-                view = _view(ranked, models, warnings, resident, saved, request.rank_text or "")
-                if store.notice:  # what refreshing or reading the vector caches had to mend
+            # Nothing below writes the index: its state is read once (`state_kept`).
+            kept = resident.state_kept() if resident is not None else contextlib.nullcontext()
+            with kept:
+                origin = None
+                if request.related is not None:  # stored vectors only: no model need load
+                    hits, source_chars, origin, used = rank_related(
+                        store, request, request.related, resident
+                    )
+                else:
+                    ranked = federate(store, request.packages, warnings)
+                    view = _view(ranked, models, warnings, resident, saved, request.rank_text or "")
+                    if store.notice:  # what refreshing or reading the vector caches had to mend
+                        warnings.append(store.notice)
+                        store.notice = None
+                    hits, source_chars = rank_chunks(
+                        ranked, request, view, warnings, steps, resident
+                    )
+                    if request.scope.focus and request.rank_text is not None:
+                        warnings.extend(
+                            scope_notice(ranked, request.scope.focus, view, request.rank_text, hits)
+                        )
+                    used = {entry.tier.name for entry in view.tiers}
+                if store.notice:
                     warnings.append(store.notice)
                     store.notice = None
-                hits, source_chars = rank_chunks(ranked, request, view, warnings, steps, resident)
-                if request.scope.focus and request.rank_text is not None:
-                    warnings.extend(
-                        scope_notice(ranked, request.scope.focus, view, request.rank_text, hits)
-                    )
-                used = {entry.tier.name for entry in view.tiers}
-            if store.notice:
-                warnings.append(store.notice)
-                store.notice = None
-            pending_files, pending_chunks, coverage = kept_while_unchanged(
-                resident,
-                ranked,
-                f"coverage:{','.join(sorted(used))}",
-                lambda: tier_coverage(ranked, request.settings, used),
-            )
+                pending_files, pending_chunks, coverage = kept_while_unchanged(
+                    resident,
+                    ranked,
+                    f"coverage:{','.join(sorted(used))}",
+                    lambda: tier_coverage(ranked, request.settings, used),
+                )
         finally:
             release(ranked)
             if resident is None:
