@@ -68,7 +68,7 @@ PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 START_METHOD: str | None = None
 # What the fork server of `start_fork_server` imports before it forks anything.
 WORKER_PRELOAD = "wherein.index.worker_preload"
-_fork_server: list[bool] = []  # [True] once this process started its fork server
+_fork_server_started = False
 
 
 @dataclass(frozen=True)
@@ -211,10 +211,9 @@ def start_method() -> str:
     Fork is safe only while no other thread can hold a lock at that instant (SQLite,
     logging, a model's), for the child would find it held forever: the MCP server runs
     index jobs in threads, so its workers come from the fork server it started before any
-    thread, which has already imported the chunker, compiled the grammars' queries and
-    loaded the fast model. The workers run no model of their own that uses threads
-    (`_worker_init` turns the tokenizer's off) and leave by `os._exit`, so no inherited
-    SQLite handle is ever closed in them.
+    thread, which has already imported the chunker and loaded the fast model. The workers
+    run no model of their own that uses threads (`_worker_init` turns the tokenizer's off)
+    and leave by `os._exit`, so no inherited SQLite handle is ever closed in them.
     """
     if START_METHOD is not None:
         return START_METHOD
@@ -222,7 +221,7 @@ def start_method() -> str:
         return "spawn"
     if threading.active_count() == 1:
         return "fork"
-    return "forkserver" if _fork_server else "spawn"
+    return "forkserver" if _fork_server_started else "spawn"
 
 
 def start_fork_server() -> bool:
@@ -234,6 +233,7 @@ def start_fork_server() -> bool:
     (0.3 s of the other core), where each spawned worker paid its imports and model on the
     first search's clock (0.3-0.5 s more than a forked one).
     """
+    global _fork_server_started
     if not sys.platform.startswith("linux"):
         return False
     from multiprocessing import forkserver
@@ -243,8 +243,7 @@ def start_fork_server() -> bool:
         forkserver.ensure_running()
     except OSError:
         return False
-    if not _fork_server:
-        _fork_server.append(True)
+    _fork_server_started = True
     return True
 
 
@@ -450,7 +449,9 @@ def _watch_parent(parent_pid: int) -> None:
 
 def _watch_pidfd(pidfd: int) -> None:
     """Exit once the process `pidfd` names has ended (the descriptor becomes readable)."""
-    select.select([pidfd], [], [])
+    ended = select.poll()
+    ended.register(pidfd, select.POLLIN)
+    ended.poll()
     os._exit(1)
 
 
@@ -460,7 +461,5 @@ def _watch_pid(pid: int) -> None:
     while not stop.wait(PARENT_POLL_S):
         try:
             os.kill(pid, 0)
-        except ProcessLookupError:
-            os._exit(1)
-        except PermissionError:  # a process of another user: ours is gone
+        except (ProcessLookupError, PermissionError):  # gone, or another user's since
             os._exit(1)
