@@ -274,8 +274,9 @@ class ResidentIndex:
     def state_kept(self) -> Iterator[None]:
         """Within it, `state` reads each store's versions once: for the part of a search after
         its refresh, which writes nothing (reading them at each of its six asks was a tenth
-        of a warm search of pydantic). Another process writing meanwhile is seen by the next
-        search, as it would be had it written a moment later."""
+        of a warm search of pydantic). The session's own background fill writes under
+        `lock`, as searches run, so never meanwhile; another process's write is seen by the
+        next search, as it would be had it come a moment later."""
         self._states = {}
         try:
             yield
