@@ -9,9 +9,12 @@ written into it):
   from start to answer;
 - `cli`: a fresh `wherein search` of the same query, the baseline of the same run.
 
-Medians of --runs, alternated. The agent's server runs its index jobs in threads, so its
-chunking workers come from the fork server it starts first, where the CLI forks them
-itself (`wherein.index.prepare.start_method`): the difference is what that costs.
+Both run beside the folder, naming it, not inside it: `python -m` puts the working folder
+first on `sys.path`, and in a copy of this repository they would import its uncompiled
+`wherein` instead of the code under test. Medians of --runs, alternated. The agent's
+server runs its index jobs in threads, so its chunking workers come from the fork server
+it starts first, where the CLI forks them itself (`wherein.index.prepare.start_method`):
+the difference is what that costs.
 
     python scripts/bench_first_recall.py --corpus-root /tmp/bench-corpus --sdist flask [--self]
 """
@@ -41,7 +44,10 @@ def _recall(workspace: Path, home: Path) -> tuple[float, float, int]:
     """(seconds to the first answer, seconds from start, results) of one new MCP session."""
     env = {**os.environ, "WHEREIN_HOME": str(home)}
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "wherein.cli", "serve"], env=env, cwd=str(workspace)
+        command=sys.executable,
+        args=["-m", "wherein.cli", "serve", "--workspace", str(workspace)],
+        env=env,
+        cwd=str(workspace.parent),
     )
 
     async def session() -> tuple[float, float, int]:
@@ -59,8 +65,9 @@ def _recall(workspace: Path, home: Path) -> tuple[float, float, int]:
 def _cli(workspace: Path, home: Path) -> float:
     env = {**os.environ, "WHEREIN_HOME": str(home)}
     command = [sys.executable, "-m", "wherein.cli", "search", QUERY, "--json"]
+    command += ["--workspace", str(workspace)]
     started = time.perf_counter()
-    subprocess.run(command, cwd=workspace, env=env, check=True, capture_output=True)
+    subprocess.run(command, cwd=workspace.parent, env=env, check=True, capture_output=True)
     return time.perf_counter() - started
 
 
