@@ -367,3 +367,54 @@ def test_ctrl_c_shuts_the_pool_down_cleanly(tmp_path):
     assert child.returncode == 0, err
     assert "Warning" not in err and "leaked" not in err and "Traceback" not in err, err
     assert not [p for p in pids if alive(p)]
+
+
+def test_the_languages_seen_are_read_from_names_alone(tmp_path):
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "main.go").write_text("package main\n")
+    (root / "src" / "lib.rs").write_text("fn f() {}\n")
+    (root / "node_modules" / "dep").mkdir(parents=True)  # skipped, as indexing skips it
+    (root / "node_modules" / "dep" / "index.ts").write_text("export {}\n")
+    (root / ".hidden").mkdir()
+    (root / ".hidden" / "tool.rb").write_text("x = 1\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "far.kt").write_text("fun f() {}\n")
+    (root / "link").symlink_to(outside, target_is_directory=True)  # not followed
+    os.mkfifo(root / "pipe.py")  # named, never opened: not a regular file
+    assert prepare.languages_seen(root, 1000) == {"go", "rust"}
+    assert len(prepare.languages_seen(root, 1)) <= 1
+
+
+PRELOADED = """
+import multiprocessing, sys
+from pathlib import Path
+from wherein.index import prepare
+
+# What a forked worker finds compiled, asked of the worker itself.
+ASKED = "__import__('wherein.chunking.languages').chunking.languages.definition_query.cache_info()"
+assert prepare.start_fork_server(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
+with multiprocessing.get_context("forkserver").Pool(1) as pool:
+    print(pool.apply(eval, (ASKED + ".currsize",)))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server is Linux's here")
+def test_the_fork_server_compiles_the_queries_of_the_languages_it_sees(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a.go").write_text("package a\n")
+    (root / "b.rb").write_text("x = 1\n")
+    compiled = {}
+    for name, args in (("with the folder", [str(root)]), ("without", [])):
+        done = subprocess.run(
+            [sys.executable, "-c", PRELOADED, *args],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        compiled[name] = int(done.stdout.split()[-1])
+    assert compiled == {"with the folder": 2, "without": 0}

@@ -29,6 +29,7 @@ import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from wherein.chunking import chunk_source, skip_reason
 from wherein.embedding.base import Embedder
@@ -38,7 +39,7 @@ from wherein.index.store import NewChunk
 from wherein.index.vector_tables import embedding_text
 from wherein.ranking.tokens import document_terms
 from wherein.storage.lexical import joined_terms
-from wherein.workspace import FileEntry, SourceSkipped, read_source
+from wherein.workspace import SKIPPED_DIRS, FileEntry, SourceSkipped, read_source
 
 __all__ = ["DEFAULT_WORKERS", "PreparedFile", "prepare_file", "prepare_files", "uses_pool"]
 
@@ -68,6 +69,10 @@ PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 START_METHOD: str | None = None
 # What the fork server of `start_fork_server` imports before it forks anything.
 WORKER_PRELOAD = "wherein.index.worker_preload"
+# Names the folder whose languages the fork server compiles queries for (its environment
+# is the only thing it is handed), and how many names its look at that folder reads.
+PRELOAD_FOLDER_ENV = "WHEREIN_PRELOAD_FOLDER"
+PRELOAD_NAMES_READ = 20_000
 _fork_server_started = False
 
 
@@ -224,14 +229,15 @@ def start_method() -> str:
     return "forkserver" if _fork_server_started else "spawn"
 
 
-def start_fork_server() -> bool:
+def start_fork_server(folder: Path | None = None) -> bool:
     """Start the fork server this process's pools will fork their workers from; False where
     there is none to start (not Linux) or it could not start (then workers are spawned).
 
     For a process that will index from threads (`wherein serve`), called before it starts
     any: the fork server imports `WORKER_PRELOAD` once, beside this process's own start
     (0.3 s of the other core), where each spawned worker paid its imports and model on the
-    first search's clock (0.3-0.5 s more than a forked one).
+    first search's clock (0.3-0.5 s more than a forked one). With `folder`, it also compiles
+    the declaration queries of the languages whose files it sees there (`preload_worker`).
     """
     global _fork_server_started
     if not sys.platform.startswith("linux"):
@@ -239,25 +245,67 @@ def start_fork_server() -> bool:
     from multiprocessing import forkserver
 
     forkserver.set_forkserver_preload([WORKER_PRELOAD])
+    # The fork server inherits this environment when it starts, and reads it only then.
+    previous = os.environ.pop(PRELOAD_FOLDER_ENV, None)
+    if folder is not None:
+        os.environ[PRELOAD_FOLDER_ENV] = str(folder)
     try:
         forkserver.ensure_running()
     except OSError:
         return False
+    finally:
+        os.environ.pop(PRELOAD_FOLDER_ENV, None)
+        if previous is not None:
+            os.environ[PRELOAD_FOLDER_ENV] = previous
     _fork_server_started = True
     return True
 
 
 def preload_worker() -> None:
     """What `WORKER_PRELOAD` readies in the fork server, for every worker it forks: the
-    chunker's and the fast tier's imports and the fast model (loading it fails quietly:
-    each worker then meets the error, and reports it, as without the fork server).
-
-    Not the grammars' queries: compiling every language's takes 0.7 s, which the first
-    search of a session would wait for (its workers are forked only once this is done),
-    while a worker compiles just the languages it meets (Python's: 3 ms).
+    chunker's and the fast tier's imports, the fast model (loading it fails quietly: each
+    worker then meets the error, and reports it, as without the fork server), and the
+    declaration queries of the languages seen in `PRELOAD_FOLDER_ENV`'s folder, which each
+    worker would otherwise compile for itself (C++'s: 0.1 s).
     """
     os.environ["TOKENIZERS_PARALLELISM"] = "false"  # no thread pool in a process that forks
     _worker_fast_embedder()
+    folder = os.environ.pop(PRELOAD_FOLDER_ENV, None)
+    if folder:
+        from wherein.chunking.languages import definition_query, parser_for
+
+        for language in sorted(languages_seen(Path(folder), PRELOAD_NAMES_READ)):
+            with contextlib.suppress(Exception):  # a grammar the pack lacks: the worker's to meet
+                if parser_for(language) is not None:
+                    definition_query(language)
+
+
+def languages_seen(folder: Path, limit: int) -> set[str]:
+    """The languages of the files named in `folder`, from their names alone, reading at most
+    `limit` names: a guess at what indexing it will parse (no file is opened, no link
+    followed, the folders indexing skips are skipped; ignore files are not read)."""
+    from wherein.chunking.languages import language_for
+
+    found: set[str] = set()
+    read = 0
+    pending = [folder]
+    while pending and read < limit:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    read += 1
+                    if read > limit:
+                        break
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in SKIPPED_DIRS and not entry.name.startswith("."):
+                            pending.append(Path(entry.path))
+                    elif entry.is_file(follow_symlinks=False):
+                        language = language_for(entry.name)
+                        if language is not None:
+                            found.add(language)
+        except OSError:
+            continue
+    return found
 
 
 def _task_result(

@@ -168,6 +168,6 @@ def serve(workspace: Path) -> int:
     from wherein.index.prepare import start_fork_server
 
     # Before any thread: index jobs run in threads, and fork their workers from it.
-    start_fork_server()
+    start_fork_server(workspace)
     anyio.run(_serve_stdio, create_server(workspace))
     return 0
