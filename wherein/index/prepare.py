@@ -216,9 +216,10 @@ def start_method() -> str:
     Fork is safe only while no other thread can hold a lock at that instant (SQLite,
     logging, a model's), for the child would find it held forever: the MCP server runs
     index jobs in threads, so its workers come from the fork server it started before any
-    thread, which has already imported the chunker and loaded the fast model. The workers
-    run no model of their own that uses threads (`_worker_init` turns the tokenizer's off)
-    and leave by `os._exit`, so no inherited SQLite handle is ever closed in them.
+    thread, which has already imported the chunker, loaded the fast model and compiled the
+    queries of the languages it saw in the served folder. The workers run no model of their
+    own that uses threads (`_worker_init` turns the tokenizer's off) and leave by
+    `os._exit`, so no inherited SQLite handle is ever closed in them.
     """
     if START_METHOD is not None:
         return START_METHOD
