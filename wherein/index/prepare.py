@@ -70,7 +70,7 @@ START_METHOD: str | None = None
 # What the fork server of `start_fork_server` imports before it forks anything.
 WORKER_PRELOAD = "wherein.index.worker_preload"
 # Names the folder whose languages the fork server compiles queries for (its environment
-# is the only thing it is handed), and how many names its look at that folder reads.
+# is the only thing it is handed), and the most names it reads there to find them.
 PRELOAD_FOLDER_ENV = "WHEREIN_PRELOAD_FOLDER"
 PRELOAD_NAMES_READ = 20_000
 _fork_server_started = False
