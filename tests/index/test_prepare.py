@@ -157,13 +157,18 @@ time.sleep(120)
 """
 
 
+def stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command's name (state, ppid, ...), or None."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
 def alive(pid: int) -> bool:
     """Running, not a zombie (an orphan's zombie may wait for a container's init to reap it)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] != "Z"
 
 
 @contextlib.contextmanager
@@ -209,11 +214,8 @@ def children_of(pid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            fields = stat_fields(int(entry.name))
+            if fields is not None and int(fields[1]) == pid:
                 found.append(int(entry.name))
     return found
 

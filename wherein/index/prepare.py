@@ -466,7 +466,7 @@ def _worker_init(owner_pid: int, owner_is_parent: bool) -> None:
         # The parent may have died before the line above took effect.
         if os.getppid() != owner_pid:
             os._exit(1)
-        watch, target = _watch_parent, owner_pid
+        watch, target = _exit_when, (lambda: os.getppid() != owner_pid)
     else:
         # A fork server's child: its parent outlives the owner while any worker holds
         # the server's pipe, so the owner itself is watched, through a pidfd (opened
@@ -476,9 +476,9 @@ def _worker_init(owner_pid: int, owner_is_parent: bool) -> None:
         except ProcessLookupError:
             os._exit(1)
         except (AttributeError, OSError):  # no pidfd (an old kernel): poll the pid
-            watch, target = _watch_pid, owner_pid
+            watch, target = _exit_when, (lambda: not _exists(owner_pid))
         else:
-            watch = _watch_pidfd
+            watch = _exit_when_readable
     threading.Thread(target=watch, args=(target,), name="wherein-parent-watch", daemon=True).start()
 
 
@@ -488,15 +488,16 @@ def _set_parent_death_signal(signum: int) -> None:
         libc.prctl(PR_SET_PDEATHSIG, int(signum), 0, 0, 0)
 
 
-def _watch_parent(parent_pid: int) -> None:
-    """Exit once the parent is gone (the worker is re-parented): the portable fallback."""
+def _exit_when(gone: Callable[[], bool]) -> None:
+    """Exit once `gone()` says the process worked for is gone, asked every PARENT_POLL_S:
+    the parent (the worker is re-parented), or a pid without a pidfd to wait on."""
     stop = threading.Event()
     while not stop.wait(PARENT_POLL_S):
-        if os.getppid() != parent_pid:
+        if gone():
             os._exit(1)
 
 
-def _watch_pidfd(pidfd: int) -> None:
+def _exit_when_readable(pidfd: int) -> None:
     """Exit once the process `pidfd` names has ended (the descriptor becomes readable)."""
     ended = select.poll()
     ended.register(pidfd, select.POLLIN)
@@ -504,11 +505,10 @@ def _watch_pidfd(pidfd: int) -> None:
     os._exit(1)
 
 
-def _watch_pid(pid: int) -> None:
-    """Exit once no process has `pid` (without a pidfd; a reused pid goes unnoticed)."""
-    stop = threading.Event()
-    while not stop.wait(PARENT_POLL_S):
-        try:
-            os.kill(pid, 0)
-        except (ProcessLookupError, PermissionError):  # gone, or another user's since
-            os._exit(1)
+def _exists(pid: int) -> bool:
+    """Whether a process of ours has `pid` (a reused pid goes unnoticed)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):  # gone, or another user's since
+        return False
+    return True
