@@ -68,9 +68,10 @@ def timed_searcher(workspace: Path, settings, full, fast, tiers: frozenset[str])
 
 
 def _wait_for_memory() -> None:
-    # The in-memory index a search starts: older code has no method to wait on it.
+    # What a search starts building (the in-memory index, int8 copies of tier rows): older
+    # code has no method to wait on them.
     for thread in threading.enumerate():
-        if thread.name == "wherein-postings":
+        if thread.name in ("wherein-postings", "wherein-int8"):
             thread.join(120)
 
 

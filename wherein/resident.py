@@ -35,7 +35,9 @@ from wherein.index.store import ChunkRow, Store, open_store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.index.tree_watch import TreeWatch, WatchRefused
 from wherein.index.vector_tables import HeldVectors
+from wherein.ranking.int8_rows import Int8Rows, can_quantize, quantize_rows
 from wherein.ranking.postings import Postings
+from wherein.ranking.vector import StackedRows
 from wherein.storage.database import open_read_only
 
 __all__ = ["ROWS_KEPT", "InMemoryIndex", "ResidentIndex", "kept_while_unchanged"]
@@ -86,6 +88,13 @@ class ResidentIndex:
         self._no_search.set()
         self._builder: threading.Thread | None = None
         self._states: dict[Store, str] | None = None  # within `state_kept`, per store
+        # The int8 copies of the held tiers' base rows, by id() of the base, and the bases
+        # a search found without one; `int8_made` counts the copies made, for the view's key.
+        self._int8: dict[int, Int8Rows] = {}
+        self._int8_wanted: dict[int, np.ndarray] = {}
+        self._int8_building = False
+        self._quantizer: threading.Thread | None = None
+        self.int8_made = 0
 
     def store(self, path: Path, verify: bool) -> Store:
         """The open store at `path`, opened once (again after a failure or with `verify`)."""
@@ -107,6 +116,8 @@ class ResidentIndex:
         with self._memory_lock:
             self._in_memory = None
             self._memory_wanted = None
+            self._int8.clear()
+            self._int8_wanted.clear()
 
     def tree_unchanged(self, key: str) -> bool:
         """True when the last walk of these roots still describes the tree on disk."""
@@ -178,6 +189,21 @@ class ResidentIndex:
         self._vectors[tier.name] = held
         return held.ids, held.matrix
 
+    def int8_rows(self, matrix: np.ndarray | StackedRows) -> Int8Rows | None:
+        """The int8 copy of `matrix`'s base rows (`wherein.ranking.int8_rows`) when one is
+        made; else None, and a copy is made after this search answers, when worth it: of the
+        rows this resident holds (`vectors`), not of a matrix read whole with package indexes,
+        which is read again each time."""
+        base = matrix.base if isinstance(matrix, StackedRows) else matrix
+        if not can_quantize(base) or all(_base_of(h) is not base for h in self._vectors.values()):
+            return None
+        with self._memory_lock:
+            made = self._int8.get(id(base))
+            if made is not None and made.base is base:
+                return made
+            self._int8_wanted[id(base)] = base
+        return None
+
     def in_memory(self, store: Store) -> InMemoryIndex | None:
         """The lexical index and chunk places held for the store's current content, read once
         per search; None while they are stale or being built, and the caller asks FTS5 and
@@ -198,7 +224,9 @@ class ResidentIndex:
         return None
 
     def build_wanted(self) -> None:
-        """Start building the in-memory index a search found stale, unless a build is at work."""
+        """Start building what a search found missing, unless a build of it is at work: the
+        in-memory index of a stale generation, int8 copies of new tier rows."""
+        self._quantize_wanted()
         with self._memory_lock:
             path, self._memory_wanted = self._memory_wanted, None
             if path is None or self._memory_building:
@@ -209,6 +237,32 @@ class ResidentIndex:
         )
         self._builder = builder
         builder.start()
+
+    def _quantize_wanted(self) -> None:
+        with self._memory_lock:
+            if not self._int8_wanted or self._int8_building:
+                return
+            self._int8_building = True
+        quantizer = threading.Thread(target=self._quantize, name="wherein-int8", daemon=True)
+        self._quantizer = quantizer
+        quantizer.start()
+
+    def _quantize(self) -> None:
+        """Make the wanted int8 copies; keep only those of the bases held now (the rest
+        belong to vectors read before a change, and would only hold memory)."""
+        while True:
+            with self._memory_lock:
+                if not self._int8_wanted:
+                    self._int8_building = False
+                    return
+                key, base = self._int8_wanted.popitem()
+            made = quantize_rows(base, self._no_search.wait)
+            with self._memory_lock:
+                held = {id(b): b for b in map(_base_of, self._vectors.values())}
+                if held.get(key) is base:
+                    self._int8 = {k: v for k, v in self._int8.items() if held.get(k) is v.base}
+                    self._int8[key] = made
+                    self.int8_made += 1
 
     @contextlib.contextmanager
     def searching(self) -> Iterator[None]:
@@ -234,10 +288,11 @@ class ResidentIndex:
             yield row
 
     def wait_for_memory(self, timeout: float | None = None) -> None:
-        """Wait until the thread building the in-memory index (if one is at work) is done."""
-        builder = self._builder
-        if builder is not None:
-            builder.join(timeout)
+        """Wait until the threads building the in-memory index and the int8 copies (those at
+        work) are done."""
+        for builder in (self._builder, self._quantizer):
+            if builder is not None:
+                builder.join(timeout)
 
     def _build_memory(self, path: Path) -> None:
         """Read every chunk's terms and place in one snapshot, with their generation."""
@@ -294,6 +349,11 @@ class ResidentIndex:
                 missing = list(chunk_ids)
             kept.update(store.chunk_rows(missing))
         return kept
+
+
+def _base_of(held: HeldVectors) -> np.ndarray:
+    matrix = held.matrix
+    return matrix.base if isinstance(matrix, StackedRows) else matrix
 
 
 def kept_while_unchanged(

@@ -286,9 +286,14 @@ def _view(
     if resident is None:
         return TierView(store, embedders, saved)
     keys = ",".join(f"{k}={e.identity.key() if e else None}" for k, e in embedders.items())
-    version = f"{resident.state(store)}|{keys}"
+    version = f"{resident.state(store)}|{keys}|{resident.int8_made}"
     return resident.cached(
         "view",
         version,
-        lambda: TierView(store, embedders, vectors_of=lambda tier: resident.vectors(store, tier)),
+        lambda: TierView(
+            store,
+            embedders,
+            vectors_of=lambda tier: resident.vectors(store, tier),
+            quantized_of=resident.int8_rows,
+        ),
     )

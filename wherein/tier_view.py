@@ -22,8 +22,8 @@ from wherein.errors import EmbedderError
 from wherein.index.query_vectors import QueryVectors
 from wherein.index.store import Store
 from wherein.index.tiers import FAST, FULL, VectorTier
+from wherein.ranking.int8_rows import Int8Rows, best_rows
 from wherein.ranking.vector import StackedRows, rows_where, similarities
-from wherein.retrieval.selection import top_k
 
 __all__ = ["TierCoverage", "TierVectors", "TierView", "tier_coverage"]
 
@@ -61,6 +61,7 @@ class TierVectors:
     matrix: np.ndarray | StackedRows
     _query_vectors: dict[str, np.ndarray] = field(default_factory=dict)
     saved: QueryVectors | None = None  # the vectors kept on disk, for a fresh search
+    quantized: Int8Rows | None = None  # an int8 copy of the rows, held by a resident search
 
     def query_vector(self, text: str) -> np.ndarray:
         """The query's vector, computed once per search (ranking and scope check share it).
@@ -84,6 +85,10 @@ class TierVectors:
     def similarities(self, text: str) -> np.ndarray:
         return similarities(self.query_vector(text), self.matrix)
 
+    def best(self, text: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, similarities) of the `n` rows most like `text`, best first."""
+        return best_rows(self.query_vector(text), self.matrix, n, self.quantized)
+
 
 class TierView:
     """The tiers one search ranks by, read once from the store."""
@@ -94,9 +99,11 @@ class TierView:
         embedders: dict[str, Embedder | None],
         saved: QueryVectors | None = None,
         vectors_of: Callable[[VectorTier], tuple[np.ndarray, np.ndarray]] | None = None,
+        quantized_of: Callable[[np.ndarray | StackedRows], Int8Rows | None] | None = None,
     ) -> None:
         """`vectors_of(tier)` reads a tier's (ids, vectors): `store.vectors` unless given (a
-        resident search's, which reads only what changed)."""
+        resident search's, which reads only what changed); `quantized_of(matrix)` is the
+        int8 copy a resident search holds of a matrix's rows, if any."""
         self.tiers: list[TierVectors] = []
         full_ids: np.ndarray | None = None
         for tier in (FULL, FAST):
@@ -112,7 +119,10 @@ class TierView:
                 continue
             if tier is FULL:
                 full_ids = ids
-            self.tiers.append(TierVectors(tier, embedder, ids, matrix, saved=saved))
+            quantized = quantized_of(matrix) if quantized_of is not None else None
+            self.tiers.append(
+                TierVectors(tier, embedder, ids, matrix, saved=saved, quantized=quantized)
+            )
 
     def in_scope(self, chunk_ids: np.ndarray) -> TierView:
         """The same tiers restricted to `chunk_ids` (a focus or --path)."""
@@ -139,14 +149,13 @@ class TierView:
         out = []
         for entry in self.tiers:
             try:
-                sims = entry.similarities(text)
+                picked, sims = entry.best(text, n)
             except EmbedderError as err:
                 if warnings is not None:
                     warnings.append(f"{err} Ranked without the {entry.tier.name} tier's vectors.")
                 continue
-            picked = top_k(sims, n)
-            ids = [int(entry.ids[i]) for i in picked]
-            out.append((ids, {cid: float(sims[i]) for cid, i in zip(ids, picked, strict=True)}))
+            ids = entry.ids[picked].tolist()
+            out.append((ids, dict(zip(ids, sims.tolist(), strict=True))))
         return out
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["top_k"]
+__all__ = ["at_or_above_floor", "top_k"]
 
 # Scores per block for the floor, and the fewest blocks worth cutting into.
 BLOCK = 256
@@ -26,11 +26,11 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     k = min(k, len(scores))
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
-    candidates = _at_or_above_floor(scores, k)
+    candidates = at_or_above_floor(scores, k)
     return candidates[np.argsort(-scores[candidates], kind="stable")[:k]]
 
 
-def _at_or_above_floor(scores: np.ndarray, k: int) -> np.ndarray:
+def at_or_above_floor(scores: np.ndarray, k: int) -> np.ndarray:
     """Positions, in order, of a few scores that hold the `k` best: those at or above a
     floor that at least `k` scores reach (the k-th best itself when there are too few blocks
     for maxima to pay; all of them when there are hardly more than `k`)."""

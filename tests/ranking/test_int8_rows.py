@@ -1,0 +1,99 @@
+"""A tier's best rows from an int8 shortlist: the same rows and similarities as every row's
+exact sums, for a plain matrix and for rows stacked after a change."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from wherein.errors import EmbedderError
+from wherein.ranking.int8_rows import (
+    SHORTLIST_PER_RESULT,
+    Int8Rows,
+    best_rows,
+    can_quantize,
+    quantize_rows,
+)
+from wherein.ranking.vector import EINSUM_MIN_ROWS, StackedRows, similarities
+from wherein.retrieval.selection import top_k
+
+
+def _unit_rows(rng: np.random.Generator, count: int, width: int) -> np.ndarray:
+    """Rows around a few dozen topics, as chunk vectors are: neighbours are close, not tied."""
+    topics = rng.standard_normal((40, width))
+    rows = topics[rng.integers(len(topics), size=count)] + 0.6 * rng.standard_normal((count, width))
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _exact(query: np.ndarray, matrix, n: int) -> tuple[np.ndarray, np.ndarray]:
+    sims = similarities(query, matrix)
+    picked = top_k(sims, n)
+    return picked, sims[picked]
+
+
+@pytest.fixture(scope="module")
+def base() -> np.ndarray:
+    return _unit_rows(np.random.default_rng(3), EINSUM_MIN_ROWS + 3000, 64)
+
+
+def test_the_copy_is_each_row_scaled_by_one_factor_and_rounded(base):
+    made = quantize_rows(base)
+    assert made.base is base and made.rows.dtype == np.int8 and made.rows.shape == base.shape
+    scale = 127 / np.abs(base).max()
+    assert np.abs(made.rows.astype(np.float64) - base * scale).max() <= 0.5 + 1e-4
+    assert np.abs(made.rows).max() == 127
+    assert can_quantize(base) and not can_quantize(base[: EINSUM_MIN_ROWS - 1])
+    assert not can_quantize(base.astype(np.float64))
+
+
+def test_the_shortlist_ranks_as_every_row_does(base):
+    rng = np.random.default_rng(8)
+    made = quantize_rows(base)
+    for row in rng.integers(len(base), size=20):
+        query = base[row] + 0.3 * rng.standard_normal(base.shape[1]).astype(np.float32)
+        query /= np.linalg.norm(query)
+        positions, sims = best_rows(query, base, 100, made)
+        expected_positions, expected_sims = _exact(query, base, 100)
+        assert np.array_equal(positions, expected_positions)
+        assert np.array_equal(sims, expected_sims)  # the same float32 sums, to the bit
+
+
+def test_stacked_rows_are_ranked_in_their_own_order(base):
+    """Dead base rows never come back; rows added since are all summed; positions count
+    the live base rows first, then the added ones."""
+    rng = np.random.default_rng(12)
+    made = quantize_rows(base)
+    alive = rng.random(len(base)) > 0.2
+    added = _unit_rows(rng, 300, base.shape[1])
+    for stacked in (StackedRows(base, alive, added), StackedRows(base, None, added)):
+        whole = stacked[np.ones(len(stacked), dtype=bool)]
+        for row in rng.integers(len(whole), size=10):
+            query = whole[row]  # some queries are an added row itself: it must come first
+            positions, sims = best_rows(query, stacked, 50, made)
+            expected_positions, expected_sims = _exact(query, whole, 50)
+            assert positions[0] == row
+            assert np.array_equal(positions, expected_positions)
+            assert np.array_equal(sims, expected_sims)
+
+
+def test_equal_rows_keep_the_earlier_first_as_top_k_does(base):
+    copies = np.concatenate([base[:EINSUM_MIN_ROWS], np.repeat(base[5:6], 30, axis=0)])
+    positions, _ = best_rows(base[5], copies, 10, quantize_rows(copies))
+    assert positions.tolist() == [5, *range(EINSUM_MIN_ROWS, EINSUM_MIN_ROWS + 9)]
+
+
+def test_without_a_copy_of_these_rows_every_row_is_summed(base, monkeypatch):
+    other = Int8Rows(base.copy(), quantize_rows(base).rows)  # a copy of other rows
+    query = base[9]
+    expected = _exact(query, base, 20)
+    for quantized in (None, other):
+        positions, sims = best_rows(query, base, 20, quantized)
+        assert np.array_equal(positions, expected[0]) and np.array_equal(sims, expected[1])
+    few = base[: SHORTLIST_PER_RESULT * 20]  # no more rows than the shortlist: all summed
+    positions, _ = best_rows(query, few, 20, quantize_rows(base))
+    assert np.array_equal(positions, _exact(query, few, 20)[0])
+
+
+def test_a_query_of_another_width_is_refused_with_a_copy_too(base):
+    with pytest.raises(EmbedderError, match="Run 'wherein index'"):
+        best_rows(np.ones(8, dtype=np.float32), base, 10, quantize_rows(base))
