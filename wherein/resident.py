@@ -37,6 +37,7 @@ from wherein.index.tree_watch import TreeWatch, WatchRefused
 from wherein.index.vector_tables import HeldVectors
 from wherein.ranking.int8_rows import Int8Rows, can_quantize, quantize_rows
 from wherein.ranking.postings import Postings
+from wherein.ranking.signals import learn_places
 from wherein.ranking.vector import StackedRows
 from wherein.storage.database import open_read_only
 
@@ -305,6 +306,7 @@ class ResidentIndex:
                 rows = conn.execute("SELECT rowid, terms FROM lexical ORDER BY rowid")
                 postings = Postings(self._between_searches(rows))
                 places = read_chunk_places(conn, self._between_searches)
+                learn_places(self._between_searches(places.values()))
                 built = InMemoryIndex(found[0] if found else "0", postings, places)
             finally:
                 conn.close()

@@ -16,7 +16,7 @@ quality there (`--ablate`; the README's "Ablation" table has the numbers).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -42,6 +42,7 @@ __all__ = [
     "is_doc_path",
     "is_symbol_query",
     "is_test_path",
+    "learn_places",
     "query_identifiers",
 ]
 
@@ -110,6 +111,22 @@ def _symbol_names(symbols: tuple[str, ...]) -> frozenset[str]:
     return frozenset(
         name for symbol in symbols for name in (symbol.lower(), _last_segment(symbol).lower())
     )
+
+
+def learn_places(places: Iterable[tuple[str, int, int, tuple[str, ...]]]) -> None:
+    """Work out now the facts the signals keep for the process per path and per list of
+    names, for these chunks' (path, first line, last line, names): a resident builder
+    passes every chunk, so a query's candidates new to the session cost what a repeated
+    query's do (0.3-0.5 ms of a 3.6 ms warm search of the standard library, before)."""
+    paths: set[str] = set()
+    names: set[tuple[str, ...]] = set()
+    for path, _start, _end, symbols in places:
+        if path not in paths:
+            paths.add(path)
+            path_facts(path)
+        if symbols not in names:
+            names.add(symbols)
+            _symbol_names(symbols)
 
 
 def _defines(candidate: Candidate, names: set[str]) -> bool:
