@@ -3,10 +3,13 @@ exact sums, for a plain matrix and for rows stacked after a change."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
 from wherein.errors import EmbedderError
+from wherein.ranking import int8_rows
 from wherein.ranking.int8_rows import (
     SHORTLIST_PER_RESULT,
     Int8Rows,
@@ -97,3 +100,16 @@ def test_without_a_copy_of_these_rows_every_row_is_summed(base, monkeypatch):
 def test_a_query_of_another_width_is_refused_with_a_copy_too(base):
     with pytest.raises(EmbedderError, match="Run 'wherein index'"):
         best_rows(np.ones(8, dtype=np.float32), base, 10, quantize_rows(base))
+
+
+def test_without_simsimd_no_copy_is_wanted(base, monkeypatch, caplog):
+    """A broken install costs the shortlist, not the search: every row is summed."""
+    try:
+        with monkeypatch.context() as patched:
+            patched.setitem(sys.modules, "simsimd", None)  # its import now fails
+            int8_rows._kernels.cache_clear()
+            assert not can_quantize(base)
+            assert "SimSIMD cannot be imported" in caplog.text
+    finally:
+        int8_rows._kernels.cache_clear()
+    assert can_quantize(base)

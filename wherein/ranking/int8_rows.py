@@ -16,7 +16,9 @@ and any search before the copy is made, reads the float32 rows alone.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -24,6 +26,8 @@ from wherein.ranking.vector import StackedRows, can_stack, check_width, similari
 from wherein.retrieval.selection import at_or_above_floor, top_k
 
 __all__ = ["SHORTLIST_PER_RESULT", "Int8Rows", "best_rows", "can_quantize", "quantize_rows"]
+
+log = logging.getLogger(__name__)
 
 # Rows shortlisted by their int8 products per row wanted.
 SHORTLIST_PER_RESULT = 4
@@ -40,10 +44,23 @@ class Int8Rows:
     rows: np.ndarray
 
 
+@cache
+def _kernels():  # -> the simsimd module, or None
+    """SimSIMD, imported once; without it (a broken install) every row is summed, as before."""
+    try:
+        import simsimd
+    except ImportError as err:
+        log.warning("SimSIMD cannot be imported (%s): large tiers are read in float32 alone.", err)
+        return None
+    return simsimd
+
+
 def can_quantize(base: np.ndarray) -> bool:
     """Whether `base` is worth an int8 copy: a float32 matrix large enough that einsum reads
     it (`can_stack`), which is also what the shortlist's exact sums must match."""
-    return isinstance(base, np.ndarray) and base.ndim == 2 and can_stack(len(base), base.dtype)
+    if not (isinstance(base, np.ndarray) and base.ndim == 2):
+        return False
+    return can_stack(len(base), base.dtype) and _kernels() is not None
 
 
 def quantize_rows(base: np.ndarray, between_blocks=lambda: None) -> Int8Rows:
@@ -77,14 +94,12 @@ def best_rows(
         sims = similarities(query, matrix)
         picked = top_k(sims, n)
         return picked, sims[picked]
-    import simsimd
-
     query = query.astype(np.float32, copy=False)
     check_width(query, base.shape[1])
     largest = float(np.abs(query).max())
     scaled = np.rint(query * np.float32(INT8_MAX / largest if largest > 0 else 1.0))
     rough = np.asarray(
-        simsimd.cdist(scaled.astype(np.int8)[None], quantized.rows, metric="dot")
+        _kernels().cdist(scaled.astype(np.int8)[None], quantized.rows, metric="dot")
     ).reshape(-1)
     added = matrix.added if isinstance(matrix, StackedRows) else base[:0]
     live = matrix.live() if isinstance(matrix, StackedRows) and matrix.alive is not None else None
