@@ -64,15 +64,19 @@ def can_quantize(base: np.ndarray) -> bool:
 
 
 def quantize_rows(base: np.ndarray, between_blocks=lambda: None) -> Int8Rows:
-    """`base`'s int8 copy, made a block of rows at a time (`between_blocks()` is called
-    before each: the resident builder waits there while a search runs)."""
-    largest = float(np.abs(base).max()) if base.size else 0.0
-    scale = INT8_MAX / largest if largest > 0 else 1.0
-    rows = np.empty(base.shape, dtype=np.int8)
-    for start in range(0, len(base), QUANTIZE_BLOCK):
+    """`base`'s int8 copy, made a block of rows at a time, in two passes (the largest value,
+    then the rows); `between_blocks()` is called before each block: the resident builder
+    waits there while a search runs."""
+    blocks = [slice(start, start + QUANTIZE_BLOCK) for start in range(0, len(base), QUANTIZE_BLOCK)]
+    largest = 0.0
+    for block in blocks:
         between_blocks()
-        block = base[start : start + QUANTIZE_BLOCK]
-        rows[start : start + len(block)] = np.rint(block * np.float32(scale))
+        largest = max(largest, float(base[block].max()), -float(base[block].min()))
+    scale = np.float32(INT8_MAX / largest if largest > 0 else 1.0)
+    rows = np.empty(base.shape, dtype=np.int8)
+    for block in blocks:
+        between_blocks()
+        rows[block] = np.rint(base[block] * scale)
     return Int8Rows(base, rows)
 
 
