@@ -301,18 +301,35 @@ def test_the_state_is_read_once_per_store_only_within_state_kept(tmp_path):
         other.close()
 
 
-def test_a_large_tier_is_ranked_from_an_int8_copy_made_after_the_search(tmp_path, monkeypatch):
+BODY = "def handler_{i}_{j}(value):\n    '''Answer request {j} of kind {i}.'''\n    return {j}\n"
+
+
+@pytest.fixture
+def large_tier(tmp_path, monkeypatch):
+    """A repository whose fast tier is ranked from an int8 copy: this small a tier is read by
+    einsum and copied, as the standard library's 47,534 rows are, and the shortlist (4 x 5
+    rows) is shorter than its 48."""
+    from wherein import code_ranking
+    from wherein.ranking import vector
+
+    monkeypatch.setattr(vector, "EINSUM_MIN_ROWS", 16)
+    monkeypatch.setattr(code_ranking, "CANDIDATES_PER_RANKER", 5)
+    files = {f"pkg/kind{i}.py": BODY.format(i=i, j=i % 7) for i in range(48)}  # a chunk each
+    return write_tree(tmp_path / "repo", files)
+
+
+def _fresh_places(repo, query):
+    result = run_search(
+        query, workspace=repo, settings=load_settings(repo), fast_embedder=HashingEmbedder()
+    )
+    return _places(result)
+
+
+def test_a_large_tier_is_ranked_from_an_int8_copy_made_after_the_search(large_tier, monkeypatch):
     """The copy is made in a thread once a search wants it, serves every later search, edits
     included, and ranks exactly as a fresh search's float32 sums do."""
     import simsimd
 
-    from wherein import code_ranking
-    from wherein.ranking import vector
-
-    # A tier this small is read by einsum and copied, as the standard library's 47,534 rows
-    # are, and the shortlist (4 x 5 rows) is shorter than it.
-    monkeypatch.setattr(vector, "EINSUM_MIN_ROWS", 16)
-    monkeypatch.setattr(code_ranking, "CANDIDATES_PER_RANKER", 5)
     calls = []
     real_cdist = simsimd.cdist
 
@@ -321,31 +338,52 @@ def test_a_large_tier_is_ranked_from_an_int8_copy_made_after_the_search(tmp_path
         return real_cdist(*args, **kwargs)
 
     monkeypatch.setattr(simsimd, "cdist", counted_cdist)
-    body = (
-        "def handler_{i}_{j}(value):\n    '''Answer request {j} of kind {i}.'''\n    return {j}\n"
-    )
-    files = {f"pkg/kind{i}.py": body.format(i=i, j=i % 7) for i in range(48)}  # a chunk each
-    repo = write_tree(tmp_path / "repo", files)
+    repo = large_tier
     search, resident = resident_searcher(repo)
-    settings = load_settings(repo)
-
-    def fresh(query):
-        return run_search(query, workspace=repo, settings=settings, fast_embedder=HashingEmbedder())
-
     queries = ("answer request 3", "handler kind 6", "value of the request")
     try:
-        assert _places(search(queries[0])) == _places(fresh(queries[0]))
+        assert _places(search(queries[0])) == _fresh_places(repo, queries[0])
         assert calls == []  # the first search sums every row; its copy is made after it
         resident.wait_for_memory(10)
         assert resident.int8_made == 1
         for query in queries:
-            assert _places(search(query)) == _places(fresh(query))
+            assert _places(search(query)) == _fresh_places(repo, query)
         assert calls and set(calls) == {np.dtype(np.int8)}
-        (repo / "pkg/kind0.py").write_text(body.format(i=0, j=9))  # a row dies, one is added
-        (repo / "pkg/kind99.py").write_text(body.format(i=99, j=3))
+        (repo / "pkg/kind0.py").write_text(BODY.format(i=0, j=9))  # a row dies, one is added
+        (repo / "pkg/kind99.py").write_text(BODY.format(i=99, j=3))
         used = len(calls)
         for query in queries:  # the edit's rows are stacked after the same base rows
-            assert _places(search(query)) == _places(fresh(query))
+            assert _places(search(query)) == _fresh_places(repo, query)
         assert len(calls) > used and resident.int8_made == 1
+    finally:
+        resident.drop_store()
+
+
+def test_a_copy_that_fails_costs_the_shortlist_not_the_search(large_tier, monkeypatch, caplog):
+    """Its rows are summed whole, it is said in the log, and rows read again later (after the
+    store is dropped, as after an error) are copied."""
+    from wherein import resident as resident_module
+
+    real_quantize = resident_module.quantize_rows
+    failed = []
+
+    def failing_once(*args, **kwargs):
+        if not failed:
+            failed.append(True)
+            raise MemoryError("no room for the copy")
+        return real_quantize(*args, **kwargs)
+
+    monkeypatch.setattr(resident_module, "quantize_rows", failing_once)
+    search, resident = resident_searcher(large_tier)
+    try:
+        search("answer request 3")
+        resident.wait_for_memory(10)
+        assert resident.int8_made == 0 and "No int8 copy of a tier's 48 rows" in caplog.text
+        assert _places(search("handler kind 6")) == _fresh_places(large_tier, "handler kind 6")
+        resident.drop_store()
+        search("answer request 3")
+        resident.wait_for_memory(10)
+        assert resident.int8_made == 1
+        assert _places(search("handler kind 6")) == _fresh_places(large_tier, "handler kind 6")
     finally:
         resident.drop_store()

@@ -257,11 +257,17 @@ class ResidentIndex:
                     self._int8_building = False
                     return
                 key, base = self._int8_wanted.popitem()
-            made = quantize_rows(base, self._no_search.wait)
+            try:
+                made = quantize_rows(base, self._no_search.wait)
+            except (MemoryError, ValueError) as err:  # not made: these rows are summed whole
+                log.warning("No int8 copy of a tier's %d rows was made: %s", len(base), err)
+                continue
+            # A search may replace or drop the held vectors meanwhile: read them at once.
+            held = {id(b): b for b in map(_base_of, list(self._vectors.values()))}
             with self._memory_lock:
-                held = {id(b): b for b in map(_base_of, self._vectors.values())}
                 if held.get(key) is base:
-                    self._int8 = {k: v for k, v in self._int8.items() if held.get(k) is v.base}
+                    kept = self._int8.items()
+                    self._int8 = {k: v for k, v in kept if held.get(k) is v.base}
                     self._int8[key] = made
                     self.int8_made += 1
 
