@@ -19,7 +19,7 @@ from wherein.config import Settings
 from wherein.embedding.base import Embedder
 from wherein.file_filter import FileFilter
 from wherein.hits import Hit, SearchResult
-from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.location import INDEX_FILE_NAME
 from wherein.index.owner import mark_used
 from wherein.index.query_vectors import QueryVectors
 from wherein.index.refresh import index_lock
@@ -199,7 +199,7 @@ def _search_index(
 ) -> SearchResult:
     """Search the one index store of `request.workspace`: warm it, rank it, say what happened."""
     warnings = list(request.warnings)
-    directory = index_dir(request.workspace)
+    directory = request.index_directory
     path = directory / INDEX_FILE_NAME
     searching = resident.searching() if resident is not None else contextlib.nullcontext()
     with searching, index_lock(directory, wait=False, notices=warnings) as locked:

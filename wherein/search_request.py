@@ -12,6 +12,7 @@ from pathlib import Path
 from wherein.config import Settings
 from wherein.errors import UsageError
 from wherein.file_filter import FileFilter
+from wherein.index.location import index_dir
 from wherein.packages.plan import PackagePlan, plan_packages
 from wherein.related import Place
 from wherein.roots import RootPlan, plan_roots
@@ -41,6 +42,7 @@ class SearchRequest:
     excerpt_lines: int
     # The words BM25, the vectors and the signals rank by; None: by the text match alone.
     rank_text: str | None
+    index_directory: Path  # `index_dir(workspace)`, worked out once per search
     files: FileFilter | None = None
     match: TextMatch | None = None
     related: Place | None = None
@@ -67,7 +69,8 @@ def build_request(
     limit = settings["search.limit"] if limit is None else limit
     text, warnings = _validate(query, limit)
     plan = plan_roots(workspace, settings["scope.source_roots"])
-    packages = plan_packages(workspace, settings)
+    directory = index_dir(workspace)
+    packages = plan_packages(workspace, settings, directory)
     labelled = (*plan.extra, *packages.roots)
     scope = resolve_scope(workspace, focus, settings, roots=labelled)
     under = relative_folder(workspace, path, "--path", labelled) if path else None
@@ -87,6 +90,7 @@ def build_request(
         warnings=(*warnings, *plan.problems, *packages.problems),
         excerpt_lines=settings["search.excerpt_lines"] if excerpt_lines is None else excerpt_lines,
         rank_text=text,
+        index_directory=directory,
         packages=packages,
     )
 

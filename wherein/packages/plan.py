@@ -104,9 +104,12 @@ def package_roots(workspace: Path, settings: Settings) -> list[Root]:
     return [package.root() for package in resolve_packages(workspace, settings)[0]]
 
 
-def plan_packages(workspace: Path, settings: Settings) -> PackagePlan:
-    """Resolve, check against each shared index, and remember what the workspace names."""
-    directory = index_dir(workspace)
+def plan_packages(
+    workspace: Path, settings: Settings, directory: Path | None = None
+) -> PackagePlan:
+    """Resolve, check against each shared index, and remember what the workspace names;
+    `directory` is the workspace's `index_dir`, when the caller has worked it out."""
+    directory = index_dir(workspace) if directory is None else directory
     if not settings["scope.packages"]:
         if load_state(directory).get("packages"):
             save_state(directory, {"packages": {}})  # it names none now: they may be collected
