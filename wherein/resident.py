@@ -186,9 +186,20 @@ class ResidentIndex:
         (`packages.federation`) is read whole, as a fresh search reads it."""
         if not isinstance(store, Store):
             return store.vectors(tier=tier)
-        held = store.held_vectors(tier, self._vectors.get(tier.name))
+        before = self._vectors.get(tier.name)
+        held = store.held_vectors(tier, before)
         self._vectors[tier.name] = held
+        if before is not None and _base_of(held) is not _base_of(before):
+            self._drop_unheld_copies()
         return held.ids, held.matrix
+
+    def _drop_unheld_copies(self) -> None:
+        """Forget the int8 copies (and wanted ones) of rows no tier holds now: each keeps
+        the rows it was made from, 48 MB for the standard library's fast tier."""
+        held = {id(b) for b in map(_base_of, self._vectors.values())}
+        with self._memory_lock:
+            self._int8 = {k: v for k, v in self._int8.items() if k in held}
+            self._int8_wanted = {k: v for k, v in self._int8_wanted.items() if k in held}
 
     def int8_rows(self, matrix: np.ndarray | StackedRows) -> Int8Rows | None:
         """The int8 copy of `matrix`'s base rows (`wherein.ranking.int8_rows`) when one is
@@ -249,8 +260,7 @@ class ResidentIndex:
         quantizer.start()
 
     def _quantize(self) -> None:
-        """Make the wanted int8 copies; keep only those of the bases held now (the rest
-        belong to vectors read before a change, and would only hold memory)."""
+        """Make the wanted int8 copies, keeping each only if its rows are held still."""
         while True:
             with self._memory_lock:
                 if not self._int8_wanted:
@@ -262,12 +272,11 @@ class ResidentIndex:
             except (MemoryError, ValueError) as err:  # not made: these rows are summed whole
                 log.warning("No int8 copy of a tier's %d rows was made: %s", len(base), err)
                 continue
-            # A search may replace or drop the held vectors meanwhile: read them at once.
-            held = {id(b): b for b in map(_base_of, list(self._vectors.values()))}
             with self._memory_lock:
+                # A search replaces the held vectors without this lock, then drops the copies
+                # of rows no longer held with it: read them at once, under it.
+                held = {id(b): b for b in map(_base_of, list(self._vectors.values()))}
                 if held.get(key) is base:
-                    kept = self._int8.items()
-                    self._int8 = {k: v for k, v in kept if held.get(k) is v.base}
                     self._int8[key] = made
                     self.int8_made += 1
 
