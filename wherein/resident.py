@@ -13,7 +13,9 @@ It also holds the lexical index in memory (`wherein.ranking.postings`) and every
 chunk's place (`wherein.index.chunk_places`), built in a thread of its own from one
 read-only snapshot once the index has changed: until they are ready (3-5 s for the
 standard library's 47,534 chunks, a quarter second for pydantic's 2,257) the searches ask
-FTS5, which ranks the same chunks in the same order, and read each candidate's row.
+FTS5, which ranks the same chunks in the same order, and read each candidate's row. A
+thread of its own makes an int8 copy of a large tier's rows (`wherein.ranking.int8_rows`)
+once a search has read them; from then on searches shortlist by it, with the same result.
 """
 
 from __future__ import annotations
