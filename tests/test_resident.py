@@ -408,3 +408,47 @@ def test_rows_read_again_after_a_large_change_get_a_copy_of_their_own(large_tier
         )
     finally:
         resident.drop_store()
+
+
+def test_a_tier_still_filling_gets_no_copy_until_every_chunk_has_its_vector(large_tier):
+    """Its rows are read whole again at each of its commits: a copy would be thrown away."""
+    from wherein.index.location import INDEX_FILE_NAME, index_dir
+    from wherein.index.refresh import check_identity, embed_pending
+
+    full = HashingEmbedder(dimension=24)  # the configured model's tier, filled by hand here
+    settings = load_settings(large_tier)
+    # The index and its fast tier, as a first search leaves them.
+    run_search("answer", workspace=large_tier, settings=settings, fast_embedder=HashingEmbedder())
+    store = open_store(index_dir(large_tier) / INDEX_FILE_NAME)
+    resident = ResidentIndex()
+
+    def search(query):
+        return run_search(
+            query,
+            workspace=large_tier,
+            settings=settings,
+            embedder=full,
+            fast_embedder=HashingEmbedder(),
+            resident=resident,
+        )
+
+    try:
+        check_identity(store, full)
+        pending = store.pending_texts(20)
+        vectors = full.embed([text for _, text in pending])
+        with store.transaction() as conn:
+            store.put_vectors(conn, list(zip([h for h, _ in pending], vectors, strict=True)))
+        search("answer request 3")
+        resident.wait_for_memory(10)
+        full_rows = resident._vectors["full"].matrix
+        assert len(full_rows) == 20
+        assert all(copy.base is not full_rows for copy in resident._int8.values())
+        embed_pending(store, full, budget_s=None)  # the tier is complete now
+        search("handler kind 6")
+        resident.wait_for_memory(10)
+        complete = resident._vectors["full"].matrix
+        assert len(complete) == 48
+        assert any(copy.base is complete for copy in resident._int8.values())
+    finally:
+        resident.drop_store()
+        store.close()

@@ -79,6 +79,8 @@ class ResidentIndex:
         self._cached: dict[str, tuple[str, object]] = {}
         # Each tier's vectors as last read: after a change, only new chunks' are read.
         self._vectors: dict[str, HeldVectors] = {}
+        # The tiers some chunk still lacks a vector of, when their vectors were last read.
+        self._filling: set[str] = set()
         # The index state at which the fast tier was seen complete: no need to look again.
         self.fast_complete_at: str | None = None
         # The in-memory lexical index and chunk places once built, and whether a thread builds them.
@@ -115,6 +117,7 @@ class ResidentIndex:
         self.forget_walk()
         self._cached.clear()
         self._vectors.clear()
+        self._filling.clear()
         self.fast_complete_at = None
         with self._memory_lock:
             self._in_memory = None
@@ -191,6 +194,11 @@ class ResidentIndex:
         before = self._vectors.get(tier.name)
         held = store.held_vectors(tier, before)
         self._vectors[tier.name] = held
+        chunks = kept_while_unchanged(self, store, "chunks", store.chunk_count)
+        if len(held.ids) < chunks:
+            self._filling.add(tier.name)
+        else:
+            self._filling.discard(tier.name)
         if before is not None and _base_of(held) is not _base_of(before):
             self._drop_unheld_copies()
         return held.ids, held.matrix
@@ -206,11 +214,12 @@ class ResidentIndex:
     def int8_rows(self, matrix: np.ndarray | StackedRows) -> Int8Rows | None:
         """The int8 copy of `matrix`'s base rows (`wherein.ranking.int8_rows`) when one is
         made; else None, and a copy is made after this search answers, when worth it: of the
-        rows this resident holds (`vectors`), not of a matrix read whole with package indexes,
-        which is read again each time."""
+        rows this resident holds (`vectors`) for a tier every chunk has a vector of, not of a
+        matrix read whole with package indexes, which is read again each time."""
         base = matrix.base if isinstance(matrix, StackedRows) else matrix
-        if not can_quantize(base) or all(_base_of(h) is not base for h in self._vectors.values()):
-            return None
+        holders = [name for name, held in self._vectors.items() if _base_of(held) is base]
+        if not holders or not can_quantize(base) or any(n in self._filling for n in holders):
+            return None  # a tier still filling is read whole again at each of its commits
         with self._memory_lock:
             made = self._int8.get(id(base))
             if made is not None and made.base is base:
