@@ -49,6 +49,14 @@ def test_the_copy_is_each_row_scaled_by_one_factor_and_rounded(base):
     assert not can_quantize(base.astype(np.float64))
 
 
+def test_rows_holding_nan_or_infinity_are_refused(base):
+    for bad in (np.nan, np.inf, -np.inf):
+        rows = base.copy()
+        rows[EINSUM_MIN_ROWS + 7, 3] = bad
+        with pytest.raises(ValueError, match="not a finite number"):
+            quantize_rows(rows)
+
+
 def test_the_shortlist_ranks_as_every_row_does(base):
     rng = np.random.default_rng(8)
     made = quantize_rows(base)

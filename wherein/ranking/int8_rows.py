@@ -17,6 +17,7 @@ and any search before the copy is made, reads the float32 rows alone.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from functools import cache
 
@@ -66,12 +67,19 @@ def can_quantize(base: np.ndarray) -> bool:
 def quantize_rows(base: np.ndarray, between_blocks=lambda: None) -> Int8Rows:
     """`base`'s int8 copy, made a block of rows at a time, in two passes (the largest value,
     then the rows); `between_blocks()` is called before each block: the resident builder
-    waits there while a search runs."""
+    waits there while a search runs.
+
+    Raises:
+        ValueError: a row holds NaN or an infinity (no scale would keep its order).
+    """
     blocks = [slice(start, start + QUANTIZE_BLOCK) for start in range(0, len(base), QUANTIZE_BLOCK)]
     largest = 0.0
     for block in blocks:
         between_blocks()
-        largest = max(largest, float(base[block].max()), -float(base[block].min()))
+        high, low = float(base[block].max()), float(base[block].min())
+        if not (math.isfinite(high) and math.isfinite(low)):  # max and min carry a NaN on
+            raise ValueError("the rows hold a value that is not a finite number")
+        largest = max(largest, high, -low)
     scale = np.float32(INT8_MAX / largest if largest > 0 else 1.0)
     rows = np.empty(base.shape, dtype=np.int8)
     for block in blocks:
