@@ -281,7 +281,8 @@ def apply_signals(
     for name, signal in SCORING_SIGNALS.items():
         if name in enabled:
             signal(facts, candidates, scores)
-    ordered = sorted(range(len(candidates)), key=lambda i: -scores[i])
+    # Best first; of equal scores the earlier first (a reversed sort is stable too).
+    ordered = sorted(range(len(candidates)), key=scores.__getitem__, reverse=True)
     if "diversity" in enabled:
         return _diversified(candidates, scores, ordered)
     return [_rescored(candidates[i], scores[i]) for i in ordered]
@@ -294,12 +295,12 @@ def _diversified(
     taken: dict[str, int] = {}
     decayed = []
     for i in ordered:
-        c = candidates[i]
-        n = taken.get(c.path, 0)
-        taken[c.path] = n + 1
-        decayed.append((scores[i] * DIVERSITY_DECAY**n, c))
-    decayed.sort(key=lambda pair: -pair[0])
-    return [_rescored(c, s) for s, c in decayed]
+        path = candidates[i].path
+        n = taken.get(path, 0)
+        taken[path] = n + 1
+        decayed.append(scores[i] * DIVERSITY_DECAY**n)
+    again = sorted(range(len(ordered)), key=decayed.__getitem__, reverse=True)
+    return [_rescored(candidates[ordered[j]], decayed[j]) for j in again]
 
 
 def _rescored(c: Candidate, score: float) -> Candidate:
