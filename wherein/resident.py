@@ -206,10 +206,15 @@ class ResidentIndex:
     def _drop_unheld_copies(self) -> None:
         """Forget the int8 copies (and wanted ones) of rows no tier holds now: each keeps
         the rows it was made from, 48 MB for the standard library's fast tier."""
-        held = {id(b) for b in map(_base_of, self._vectors.values())}
+        held = self._held_bases()
         with self._memory_lock:
             self._int8 = {k: v for k, v in self._int8.items() if k in held}
             self._int8_wanted = {k: v for k, v in self._int8_wanted.items() if k in held}
+
+    def _held_bases(self) -> dict[int, np.ndarray]:
+        """The base rows of each tier held now, by id (read at once: a search thread may
+        replace them while the quantizer reads)."""
+        return {id(b): b for b in map(_base_of, list(self._vectors.values()))}
 
     def int8_rows(self, matrix: np.ndarray | StackedRows) -> Int8Rows | None:
         """The int8 copy of `matrix`'s base rows (`wherein.ranking.int8_rows`) when one is
@@ -286,8 +291,7 @@ class ResidentIndex:
             with self._memory_lock:
                 # A search replaces the held vectors without this lock, then drops the copies
                 # of rows no longer held with it: read them at once, under it.
-                held = {id(b): b for b in map(_base_of, list(self._vectors.values()))}
-                if held.get(key) is base:
+                if self._held_bases().get(key) is base:
                     self._int8[key] = made
                     self.int8_made += 1
 

@@ -100,7 +100,8 @@ def best_rows(
     Raises:
         EmbedderError: the query vector's width differs from the stored vectors'.
     """
-    base = matrix.base if isinstance(matrix, StackedRows) else matrix
+    stacked = isinstance(matrix, StackedRows)
+    base = matrix.base if stacked else matrix
     wanted = SHORTLIST_PER_RESULT * n
     if quantized is None or quantized.base is not base or len(matrix) <= wanted:
         sims = similarities(query, matrix)
@@ -113,8 +114,8 @@ def best_rows(
     rough = np.asarray(
         _kernels().cdist(scaled.astype(np.int8)[None], quantized.rows, metric="dot")
     ).reshape(-1)
-    added = matrix.added if isinstance(matrix, StackedRows) else base[:0]
-    live = matrix.live() if isinstance(matrix, StackedRows) and matrix.alive is not None else None
+    added = matrix.added if stacked else base[:0]
+    live = matrix.live() if stacked and matrix.alive is not None else None
     if live is not None:
         rough = rough[live]  # positions in `matrix` order: its live base rows come first
     shortlist = at_or_above_floor(rough, wanted)
