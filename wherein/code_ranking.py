@@ -18,7 +18,7 @@ from wherein.hits import Hit, cut_hit, drop_overlaps
 from wherein.index.store import ChunkRow, Store
 from wherein.narrowing import Narrowed, lexical_within, narrow
 from wherein.ranking.postings import Postings
-from wherein.ranking.signals import Candidate, apply_signals, copied_directories
+from wherein.ranking.signals import Candidate, copied_directories, signals_order
 from wherein.ranking.tokens import query_tokens
 from wherein.related import Origin, Place, find_origin, related_orders
 from wherein.resident import InMemoryIndex, ResidentIndex, kept_while_unchanged
@@ -167,7 +167,7 @@ def _ranked_hits(
         )
     settings = request.settings
     keep = max(request.limit, settings["rerank.candidates"] if settings["rerank.enabled"] else 0)
-    ranked = drop_overlaps(apply_signals(text, candidates, signals, copies), keep)
+    ranked = drop_overlaps(signals_order(text, candidates, signals, copies), keep)
     if rows is None and resident is not None:
         rows = resident.chunk_rows(store, [c.chunk_id for c in ranked])
         ranked = [c for c in ranked if c.chunk_id in rows]  # gone since: another writer

@@ -7,6 +7,7 @@ into one, cutting its excerpt to the configured lines and each line to a bounded
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -99,7 +100,7 @@ class SearchResult:
         return payload
 
 
-def drop_overlaps(candidates: list[Candidate], keep: int | None = None) -> list[Candidate]:
+def drop_overlaps(candidates: Iterable[Candidate], keep: int | None = None) -> list[Candidate]:
     """Keep the better of two chunks whose lines overlap in one file, the first `keep` at most
     (the rest would be cut anyway: stopping there saves a warm search the scan)."""
     kept: list[Candidate] = []

@@ -16,7 +16,7 @@ quality there (`--ablate`; the README's "Ablation" table has the numbers).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -44,6 +44,7 @@ __all__ = [
     "is_test_path",
     "learn_places",
     "query_identifiers",
+    "signals_order",
 ]
 
 # A chunk that defines the symbol asked for jumps ahead of any mere use.
@@ -264,13 +265,25 @@ def apply_signals(
 
     `copies` are folders holding an older copy of a package (`copied_directories`);
     their chunks count for less unless the query names the folder.
+    """
+    return list(signals_order(query, candidates, enabled, copies))
+
+
+def signals_order(
+    query: str,
+    candidates: Sequence[Candidate],
+    enabled: frozenset[str] = SIGNALS,
+    copies: frozenset[str] = frozenset(),
+) -> Iterator[Candidate]:
+    """`apply_signals`, each candidate re-scored only when it is reached: a search keeps the
+    first few that do not overlap (of 150-200), so the rest are never built.
 
     The path signals are worked out once per file, not per chunk, from facts each path
     keeps for the process (`_path_facts`): a search runs this on every fused candidate,
     and a resident server on every query.
     """
     if not candidates:
-        return []
+        return iter(())
     facts = _Query(
         text=query,
         top=max(c.score for c in candidates) or 1.0,
@@ -285,12 +298,12 @@ def apply_signals(
     ordered = sorted(range(len(candidates)), key=scores.__getitem__, reverse=True)
     if "diversity" in enabled:
         return _diversified(candidates, scores, ordered)
-    return [_rescored(candidates[i], scores[i]) for i in ordered]
+    return (_rescored(candidates[i], scores[i]) for i in ordered)
 
 
 def _diversified(
     candidates: Sequence[Candidate], scores: list[float], ordered: list[int]
-) -> list[Candidate]:
+) -> Iterator[Candidate]:
     """Each further chunk of one file counts for DIVERSITY_DECAY of the one before it."""
     taken: dict[str, int] = {}
     decayed = []
@@ -300,7 +313,7 @@ def _diversified(
         taken[path] = n + 1
         decayed.append(scores[i] * DIVERSITY_DECAY**n)
     again = sorted(range(len(ordered)), key=decayed.__getitem__, reverse=True)
-    return [_rescored(candidates[ordered[j]], decayed[j]) for j in again]
+    return (_rescored(candidates[ordered[j]], decayed[j]) for j in again)
 
 
 def _rescored(c: Candidate, score: float) -> Candidate:
