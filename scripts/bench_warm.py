@@ -68,10 +68,10 @@ def timed_searcher(workspace: Path, settings, full, fast, tiers: frozenset[str])
 
 
 def _wait_for_memory() -> None:
-    # What a search starts building (the in-memory index, int8 copies of tier rows): older
-    # code has no method to wait on them.
+    # What a search starts building (the in-memory index, quantized copies of tier rows):
+    # older code has no method to wait on them ("wherein-int8": before 4-bit copies).
     for thread in threading.enumerate():
-        if thread.name in ("wherein-postings", "wherein-int8"):
+        if thread.name in ("wherein-postings", "wherein-quantize", "wherein-int8"):
             thread.join(120)
 
 

@@ -6,7 +6,6 @@ import os
 import sys
 import threading
 
-import numpy as np
 import pytest
 
 from tests.helpers import HashingEmbedder, resident_searcher, write_tree
@@ -306,7 +305,7 @@ BODY = "def handler_{i}_{j}(value):\n    '''Answer request {j} of kind {i}.'''\n
 
 @pytest.fixture
 def large_tier(tmp_path, monkeypatch):
-    """A repository whose fast tier is ranked from an int8 copy: this small a tier is read by
+    """A repository whose fast tier is ranked from a 4-bit copy: this small a tier is read by
     einsum and copied, as the standard library's 47,534 rows are, and the shortlist (4 x 5
     rows) is shorter than its 48."""
     from wherein import code_ranking
@@ -325,19 +324,19 @@ def _fresh_places(repo, query):
     return _places(result)
 
 
-def test_a_large_tier_is_ranked_from_an_int8_copy_made_after_the_search(large_tier, monkeypatch):
+def test_a_large_tier_is_ranked_from_a_4bit_copy_made_after_the_search(large_tier, monkeypatch):
     """The copy is made in a thread once a search wants it, serves every later search, edits
     included, and ranks exactly as a fresh search's float32 sums do."""
-    import simsimd
+    from wherein.ranking.quantized_rows import QuantizedRows
 
     calls = []
-    real_cdist = simsimd.cdist
+    real_products = QuantizedRows.products
 
-    def counted_cdist(*args, **kwargs):
-        calls.append(args[1].dtype)
-        return real_cdist(*args, **kwargs)
+    def counted_products(self, query):
+        calls.append(len(self.base))
+        return real_products(self, query)
 
-    monkeypatch.setattr(simsimd, "cdist", counted_cdist)
+    monkeypatch.setattr(QuantizedRows, "products", counted_products)
     repo = large_tier
     search, resident = resident_searcher(repo)
     queries = ("answer request 3", "handler kind 6", "value of the request")
@@ -345,16 +344,16 @@ def test_a_large_tier_is_ranked_from_an_int8_copy_made_after_the_search(large_ti
         assert _places(search(queries[0])) == _fresh_places(repo, queries[0])
         assert calls == []  # the first search sums every row; its copy is made after it
         resident.wait_for_memory(10)
-        assert resident.int8_made == 1
+        assert resident.copies_made == 1
         for query in queries:
             assert _places(search(query)) == _fresh_places(repo, query)
-        assert calls and set(calls) == {np.dtype(np.int8)}
+        assert calls and set(calls) == {48}  # the tier's rows, one chunk a file
         (repo / "pkg/kind0.py").write_text(BODY.format(i=0, j=9))  # a row dies, one is added
         (repo / "pkg/kind99.py").write_text(BODY.format(i=99, j=3))
         used = len(calls)
         for query in queries:  # the edit's rows are stacked after the same base rows
             assert _places(search(query)) == _fresh_places(repo, query)
-        assert len(calls) > used and resident.int8_made == 1
+        assert len(calls) > used and resident.copies_made == 1
     finally:
         resident.drop_store()
 
@@ -378,12 +377,12 @@ def test_a_copy_that_fails_costs_the_shortlist_not_the_search(large_tier, monkey
     try:
         search("answer request 3")
         resident.wait_for_memory(10)
-        assert resident.int8_made == 0 and "No int8 copy of a tier's 48 rows" in caplog.text
+        assert resident.copies_made == 0 and "No 4-bit copy of a tier's 48 rows" in caplog.text
         assert _places(search("handler kind 6")) == _fresh_places(large_tier, "handler kind 6")
         resident.drop_store()
         search("answer request 3")
         resident.wait_for_memory(10)
-        assert resident.int8_made == 1
+        assert resident.copies_made == 1
         assert _places(search("handler kind 6")) == _fresh_places(large_tier, "handler kind 6")
     finally:
         resident.drop_store()
@@ -396,13 +395,13 @@ def test_rows_read_again_after_a_large_change_get_a_copy_of_their_own(large_tier
     try:
         search("answer request 3")
         resident.wait_for_memory(10)
-        (before,) = resident._int8.values()
+        (before,) = resident._copies.values()
         for i in range(20):  # more than a quarter of the rows: read whole again
             (large_tier / f"pkg/kind{i}.py").write_text(BODY.format(i=i, j=(i + 3) % 7))
         assert _places(search("handler kind 6")) == _fresh_places(large_tier, "handler kind 6")
-        assert all(copy.base is not before.base for copy in resident._int8.values())
+        assert all(copy.base is not before.base for copy in resident._copies.values())
         resident.wait_for_memory(10)
-        assert resident.int8_made == 2
+        assert resident.copies_made == 2
         assert _places(search("value of the request")) == _fresh_places(
             large_tier, "value of the request"
         )
@@ -442,13 +441,13 @@ def test_a_tier_still_filling_gets_no_copy_until_every_chunk_has_its_vector(larg
         resident.wait_for_memory(10)
         full_rows = resident._vectors["full"].matrix
         assert len(full_rows) == 20
-        assert all(copy.base is not full_rows for copy in resident._int8.values())
+        assert all(copy.base is not full_rows for copy in resident._copies.values())
         embed_pending(store, full, budget_s=None)  # the tier is complete now
         search("handler kind 6")
         resident.wait_for_memory(10)
         complete = resident._vectors["full"].matrix
         assert len(complete) == 48
-        assert any(copy.base is complete for copy in resident._int8.values())
+        assert any(copy.base is complete for copy in resident._copies.values())
     finally:
         resident.drop_store()
         store.close()

@@ -14,7 +14,7 @@ chunk's place (`wherein.index.chunk_places`), built in a thread of its own from 
 read-only snapshot once the index has changed: until they are ready (3-5 s for the
 standard library's 47,534 chunks, a quarter second for pydantic's 2,257) the searches ask
 FTS5, which ranks the same chunks in the same order, and read each candidate's row. A
-thread of its own makes an int8 copy of a large tier's rows (`wherein.ranking.int8_rows`)
+thread of its own makes a 4-bit copy of a large tier's rows (`wherein.ranking.quantized_rows`)
 once a search has read them; from then on searches shortlist by it, with the same result.
 """
 
@@ -37,8 +37,8 @@ from wherein.index.store import ChunkRow, Store, open_store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.index.tree_watch import TreeWatch, WatchRefused
 from wherein.index.vector_tables import HeldVectors
-from wherein.ranking.int8_rows import Int8Rows, can_quantize, quantize_rows
 from wherein.ranking.postings import Postings
+from wherein.ranking.quantized_rows import QuantizedRows, can_quantize, quantize_rows
 from wherein.ranking.signals import learn_places
 from wherein.ranking.vector import StackedRows
 from wherein.storage.database import open_read_only
@@ -93,13 +93,13 @@ class ResidentIndex:
         self._no_search.set()
         self._builder: threading.Thread | None = None
         self._states: dict[Store, str] | None = None  # within `state_kept`, per store
-        # The int8 copies of the held tiers' base rows, by id() of the base, and the bases
-        # a search found without one; `int8_made` counts the copies made, for the view's key.
-        self._int8: dict[int, Int8Rows] = {}
-        self._int8_wanted: dict[int, np.ndarray] = {}
-        self._int8_building = False
+        # The 4-bit copies of the held tiers' base rows, by id() of the base, and the bases
+        # a search found without one; `copies_made` counts the copies made, for the view's key.
+        self._copies: dict[int, QuantizedRows] = {}
+        self._copies_wanted: dict[int, np.ndarray] = {}
+        self._copying = False
         self._quantizer: threading.Thread | None = None
-        self.int8_made = 0
+        self.copies_made = 0
 
     def store(self, path: Path, verify: bool) -> Store:
         """The open store at `path`, opened once (again after a failure or with `verify`)."""
@@ -122,8 +122,8 @@ class ResidentIndex:
         with self._memory_lock:
             self._in_memory = None
             self._memory_wanted = None
-            self._int8.clear()
-            self._int8_wanted.clear()
+            self._copies.clear()
+            self._copies_wanted.clear()
 
     def tree_unchanged(self, key: str) -> bool:
         """True when the last walk of these roots still describes the tree on disk."""
@@ -204,20 +204,20 @@ class ResidentIndex:
         return held.ids, held.matrix
 
     def _drop_unheld_copies(self) -> None:
-        """Forget the int8 copies (and wanted ones) of rows no tier holds now: each keeps
+        """Forget the 4-bit copies (and wanted ones) of rows no tier holds now: each keeps
         the rows it was made from, 48 MB for the standard library's fast tier."""
         held = self._held_bases()
         with self._memory_lock:
-            self._int8 = {k: v for k, v in self._int8.items() if k in held}
-            self._int8_wanted = {k: v for k, v in self._int8_wanted.items() if k in held}
+            self._copies = {k: v for k, v in self._copies.items() if k in held}
+            self._copies_wanted = {k: v for k, v in self._copies_wanted.items() if k in held}
 
     def _held_bases(self) -> dict[int, np.ndarray]:
         """The base rows of each tier held now, by id (read at once: a search thread may
         replace them while the quantizer reads)."""
         return {id(b): b for b in map(_base_of, list(self._vectors.values()))}
 
-    def int8_rows(self, matrix: np.ndarray | StackedRows) -> Int8Rows | None:
-        """The int8 copy of `matrix`'s base rows (`wherein.ranking.int8_rows`) when one is
+    def quantized_rows(self, matrix: np.ndarray | StackedRows) -> QuantizedRows | None:
+        """The 4-bit copy of `matrix`'s base rows (`wherein.ranking.quantized_rows`) when one is
         made; else None, and a copy is made after this search answers, when worth it: of the
         rows this resident holds (`vectors`) for a tier every chunk has a vector of, not of a
         matrix read whole with package indexes, which is read again each time."""
@@ -226,10 +226,10 @@ class ResidentIndex:
         if not holders or not can_quantize(base) or any(n in self._filling for n in holders):
             return None  # a tier still filling is read whole again at each of its commits
         with self._memory_lock:
-            made = self._int8.get(id(base))
+            made = self._copies.get(id(base))
             if made is not None and made.base is base:
                 return made
-            self._int8_wanted[id(base)] = base
+            self._copies_wanted[id(base)] = base
         return None
 
     def in_memory(self, store: Store) -> InMemoryIndex | None:
@@ -253,7 +253,7 @@ class ResidentIndex:
 
     def build_wanted(self) -> None:
         """Start building what a search found missing, unless a build of it is at work: the
-        in-memory index of a stale generation, int8 copies of new tier rows."""
+        in-memory index of a stale generation, 4-bit copies of new tier rows."""
         self._quantize_wanted()
         with self._memory_lock:
             path, self._memory_wanted = self._memory_wanted, None
@@ -268,32 +268,32 @@ class ResidentIndex:
 
     def _quantize_wanted(self) -> None:
         with self._memory_lock:
-            if not self._int8_wanted or self._int8_building:
+            if not self._copies_wanted or self._copying:
                 return
-            self._int8_building = True
-        quantizer = threading.Thread(target=self._quantize, name="wherein-int8", daemon=True)
+            self._copying = True
+        quantizer = threading.Thread(target=self._quantize, name="wherein-quantize", daemon=True)
         self._quantizer = quantizer
         quantizer.start()
 
     def _quantize(self) -> None:
-        """Make the wanted int8 copies, keeping each only if its rows are held still."""
+        """Make the wanted 4-bit copies, keeping each only if its rows are held still."""
         while True:
             with self._memory_lock:
-                if not self._int8_wanted:
-                    self._int8_building = False
+                if not self._copies_wanted:
+                    self._copying = False
                     return
-                key, base = self._int8_wanted.popitem()
+                key, base = self._copies_wanted.popitem()
             try:
                 made = quantize_rows(base, self._no_search.wait)
-            except (MemoryError, ValueError) as err:  # not made: these rows are summed whole
-                log.warning("No int8 copy of a tier's %d rows was made: %s", len(base), err)
+            except (MemoryError, ValueError, RuntimeError) as err:  # these rows are summed whole
+                log.warning("No 4-bit copy of a tier's %d rows was made: %s", len(base), err)
                 continue
             with self._memory_lock:
                 # A search replaces the held vectors without this lock, then drops the copies
                 # of rows no longer held with it: read them at once, under it.
                 if self._held_bases().get(key) is base:
-                    self._int8[key] = made
-                    self.int8_made += 1
+                    self._copies[key] = made
+                    self.copies_made += 1
 
     @contextlib.contextmanager
     def searching(self) -> Iterator[None]:
@@ -319,7 +319,7 @@ class ResidentIndex:
             yield row
 
     def wait_for_memory(self, timeout: float | None = None) -> None:
-        """Wait until the threads building the in-memory index and the int8 copies (those at
+        """Wait until the threads building the in-memory index and the 4-bit copies (those at
         work) are done."""
         for builder in (self._builder, self._quantizer):
             if builder is not None:

@@ -286,7 +286,7 @@ def _view(
     if resident is None:
         return TierView(store, embedders, saved)
     keys = ",".join(f"{k}={e.identity.key() if e else None}" for k, e in embedders.items())
-    version = f"{resident.state(store)}|{keys}|{resident.int8_made}"
+    version = f"{resident.state(store)}|{keys}|{resident.copies_made}"
     return resident.cached(
         "view",
         version,
@@ -294,6 +294,6 @@ def _view(
             store,
             embedders,
             vectors_of=lambda tier: resident.vectors(store, tier),
-            quantized_of=resident.int8_rows,
+            quantized_of=resident.quantized_rows,
         ),
     )

@@ -22,7 +22,7 @@ from wherein.errors import EmbedderError
 from wherein.index.query_vectors import QueryVectors
 from wherein.index.store import Store
 from wherein.index.tiers import FAST, FULL, VectorTier
-from wherein.ranking.int8_rows import Int8Rows, best_rows
+from wherein.ranking.quantized_rows import QuantizedRows, best_rows
 from wherein.ranking.vector import StackedRows, rows_where, similarities
 
 __all__ = ["TierCoverage", "TierVectors", "TierView", "tier_coverage"]
@@ -61,7 +61,7 @@ class TierVectors:
     matrix: np.ndarray | StackedRows
     _query_vectors: dict[str, np.ndarray] = field(default_factory=dict)
     saved: QueryVectors | None = None  # the vectors kept on disk, for a fresh search
-    quantized: Int8Rows | None = None  # an int8 copy of the rows, held by a resident search
+    quantized: QuantizedRows | None = None  # a 4-bit copy of the rows, a resident search's
 
     def query_vector(self, text: str) -> np.ndarray:
         """The query's vector, computed once per search (ranking and scope check share it).
@@ -99,11 +99,11 @@ class TierView:
         embedders: dict[str, Embedder | None],
         saved: QueryVectors | None = None,
         vectors_of: Callable[[VectorTier], tuple[np.ndarray, np.ndarray]] | None = None,
-        quantized_of: Callable[[np.ndarray | StackedRows], Int8Rows | None] | None = None,
+        quantized_of: Callable[[np.ndarray | StackedRows], QuantizedRows | None] | None = None,
     ) -> None:
         """`vectors_of(tier)` reads a tier's (ids, vectors): `store.vectors` unless given (a
         resident search's, which reads only what changed); `quantized_of(matrix)` is the
-        int8 copy a resident search holds of a matrix's rows, if any."""
+        4-bit copy a resident search holds of a matrix's rows, if any."""
         self.tiers: list[TierVectors] = []
         full_ids: np.ndarray | None = None
         for tier in (FULL, FAST):

@@ -1,18 +1,23 @@
-"""A tier's best rows from an int8 shortlist: the same rows and similarities as every row's
-exact sums, for a plain matrix and for rows stacked after a change."""
+"""A tier's best rows from a 4-bit shortlist: the same rows and similarities as every row's
+exact sums, for a plain matrix and for rows stacked after a change; the copy's products are
+the packed values' as onnxruntime reads them."""
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import numpy as np
 import pytest
 
 from wherein.errors import EmbedderError
-from wherein.ranking import int8_rows
-from wherein.ranking.int8_rows import (
+from wherein.ranking import quantized_rows
+from wherein.ranking.quantized_rows import (
+    BLOCK_VALUES,
     SHORTLIST_PER_RESULT,
-    Int8Rows,
+    STEPS,
+    ZERO_POINT,
+    QuantizedRows,
     best_rows,
     can_quantize,
     quantize_rows,
@@ -34,19 +39,46 @@ def _exact(query: np.ndarray, matrix, n: int) -> tuple[np.ndarray, np.ndarray]:
     return picked, sims[picked]
 
 
+def _unpacked(packed: np.ndarray, scales: np.ndarray, width: int) -> np.ndarray:
+    """The values the packed bytes stand for: the low four bits first, less the zero point,
+    times the block's scale."""
+    steps = np.empty((*packed.shape[:2], BLOCK_VALUES), dtype=np.float32)
+    steps[..., 0::2] = (packed & 0x0F).astype(np.float32) - ZERO_POINT
+    steps[..., 1::2] = (packed >> 4).astype(np.float32) - ZERO_POINT
+    return (steps * scales[..., None]).reshape(len(packed), -1)[:, :width]
+
+
 @pytest.fixture(scope="module")
 def base() -> np.ndarray:
     return _unit_rows(np.random.default_rng(3), EINSUM_MIN_ROWS + 3000, 64)
 
 
-def test_the_copy_is_each_row_scaled_by_one_factor_and_rounded(base):
+def test_each_value_is_packed_to_within_half_a_step_of_its_block_scale():
+    rng = np.random.default_rng(5)
+    rows = rng.standard_normal((50, 72)).astype(np.float32)  # 72: the last block is padded
+    rows[3, :32] = 0.0  # a block of zeros keeps a scale of zero
+    packed, scales = quantized_rows._packed(rows, 3)
+    assert packed.dtype == np.uint8 and packed.shape == (50, 3, BLOCK_VALUES // 2)
+    blocks = np.zeros((50, 96), dtype=np.float32)
+    blocks[:, :72] = rows
+    largest = np.abs(blocks.reshape(50, 3, BLOCK_VALUES)).max(axis=2)
+    assert np.allclose(scales, largest / STEPS) and scales[3, 0] == 0
+    error = np.abs(_unpacked(packed, scales, 72) - rows)
+    assert (error <= np.repeat(scales, BLOCK_VALUES, axis=1)[:, :72] / 2 + 1e-6).all()
+
+
+def test_the_products_are_the_packed_values_as_onnxruntime_reads_them(base):
+    """A layout read wrongly (the nibbles swapped, a block's scale misplaced) gives products
+    far from these; onnxruntime's own rounding of the query to int8 stays within 1%."""
     made = quantize_rows(base)
-    assert made.base is base and made.rows.dtype == np.int8 and made.rows.shape == base.shape
-    scale = 127 / np.abs(base).max()
-    assert np.abs(made.rows.astype(np.float64) - base * scale).max() <= 0.5 + 1e-4
-    assert np.abs(made.rows).max() == 127
-    assert can_quantize(base) and not can_quantize(base[: EINSUM_MIN_ROWS - 1])
-    assert not can_quantize(base.astype(np.float64))
+    packed, scales = quantized_rows._packed(base, 2)
+    values = _unpacked(packed, scales, base.shape[1])
+    rng = np.random.default_rng(4)
+    for row in rng.integers(len(base), size=5):
+        products = made.products(base[row])
+        expected = values @ base[row]
+        assert products.shape == (len(base),)
+        assert np.abs(products - expected).max() <= 0.01 * np.abs(expected).max()
 
 
 def test_rows_holding_nan_or_infinity_are_refused(base):
@@ -55,6 +87,11 @@ def test_rows_holding_nan_or_infinity_are_refused(base):
         rows[EINSUM_MIN_ROWS + 7, 3] = bad
         with pytest.raises(ValueError, match="not a finite number"):
             quantize_rows(rows)
+
+
+def test_only_a_large_float32_matrix_is_worth_a_copy(base):
+    assert can_quantize(base) and not can_quantize(base[: EINSUM_MIN_ROWS - 1])
+    assert not can_quantize(base.astype(np.float64)) and not can_quantize(base[0])
 
 
 def test_the_shortlist_ranks_as_every_row_does(base):
@@ -93,8 +130,8 @@ def test_equal_rows_keep_the_earlier_first_as_top_k_does(base):
     assert positions.tolist() == [5, *range(EINSUM_MIN_ROWS, EINSUM_MIN_ROWS + 9)]
 
 
-def test_without_a_copy_of_these_rows_every_row_is_summed(base, monkeypatch):
-    other = Int8Rows(base.copy(), quantize_rows(base).rows)  # a copy of other rows
+def test_without_a_copy_of_these_rows_every_row_is_summed(base):
+    other = QuantizedRows(base.copy(), quantize_rows(base).session)  # a copy of other rows
     query = base[9]
     expected = _exact(query, base, 20)
     for quantized in (None, other):
@@ -110,14 +147,16 @@ def test_a_query_of_another_width_is_refused_with_a_copy_too(base):
         best_rows(np.ones(8, dtype=np.float32), base, 10, quantize_rows(base))
 
 
-def test_without_simsimd_no_copy_is_wanted(base, monkeypatch, caplog):
-    """A broken install costs the shortlist, not the search: every row is summed."""
+def test_without_onnxruntime_no_copy_is_made_and_the_log_says_why(base, monkeypatch, caplog):
+    """A broken install costs the shortlist, not the search: the resident sums every row."""
+    caplog.set_level(logging.WARNING)
     try:
         with monkeypatch.context() as patched:
-            patched.setitem(sys.modules, "simsimd", None)  # its import now fails
-            int8_rows._kernels.cache_clear()
-            assert not can_quantize(base)
-            assert "SimSIMD cannot be imported" in caplog.text
+            patched.setitem(sys.modules, "onnxruntime", None)  # its import now fails
+            quantized_rows._onnxruntime.cache_clear()
+            with pytest.raises(RuntimeError, match="onnxruntime cannot be imported"):
+                quantize_rows(base)
+            assert "onnxruntime cannot be imported" in caplog.text
     finally:
-        int8_rows._kernels.cache_clear()
-    assert can_quantize(base)
+        quantized_rows._onnxruntime.cache_clear()
+    assert quantize_rows(base).products(base[0]).shape == (len(base),)
