@@ -17,8 +17,9 @@ from wherein.errors import EmbedderError
 from wherein.hits import Hit, cut_hit, drop_overlaps
 from wherein.index.store import ChunkRow, Store
 from wherein.narrowing import Narrowed, lexical_within, narrow
+from wherein.ranking.candidates import Candidate, batch_of
 from wherein.ranking.postings import Postings
-from wherein.ranking.signals import Candidate, copied_directories, signals_order
+from wherein.ranking.signals import copied_directories, signals_order
 from wherein.ranking.tokens import query_tokens
 from wherein.related import Origin, Place, find_origin, related_orders
 from wherein.resident import InMemoryIndex, ResidentIndex, kept_while_unchanged
@@ -147,18 +148,17 @@ def _ranked_hits(
     fused = fuse_rrf(orders, weights)
     rows: dict[int, ChunkRow] | None = None
     if resident is not None and memory is not None:  # rows are read for the hits alone, below
-        places = memory.places
-        candidates = [
-            Candidate(cid, *places[cid], score) for cid, score in fused.items() if cid in places
-        ]
+        batch = memory.places.batch(fused)
     else:
         ids = list(fused)
         rows = store.chunk_rows(ids) if resident is None else resident.chunk_rows(store, ids)
-        candidates = [
-            Candidate(cid, row.path, row.start_line, row.end_line, row.symbols, score)
-            for cid, score in fused.items()
-            if (row := rows.get(cid)) is not None
-        ]
+        batch = batch_of(
+            [
+                Candidate(cid, row.path, row.start_line, row.end_line, row.symbols, score)
+                for cid, score in fused.items()
+                if (row := rows.get(cid)) is not None
+            ]
+        )
     signals = request.signals
     copies: frozenset[str] = frozenset()
     if "penalty" in signals:
@@ -167,7 +167,7 @@ def _ranked_hits(
         )
     settings = request.settings
     keep = max(request.limit, settings["rerank.candidates"] if settings["rerank.enabled"] else 0)
-    ranked = drop_overlaps(signals_order(text, candidates, signals, copies), keep)
+    ranked = drop_overlaps(signals_order(text, batch, signals, copies), keep)
     if rows is None and resident is not None:
         rows = resident.chunk_rows(store, [c.chunk_id for c in ranked])
         ranked = [c for c in ranked if c.chunk_id in rows]  # gone since: another writer

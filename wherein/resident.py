@@ -32,14 +32,14 @@ from typing import Any
 import numpy as np
 
 from wherein.index.change_check import TreeStamp
-from wherein.index.chunk_places import ChunkPlace, read_chunk_places
+from wherein.index.chunk_places import read_chunk_places
 from wherein.index.store import ChunkRow, Store, open_store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.index.tree_watch import TreeWatch, WatchRefused
 from wherein.index.vector_tables import HeldVectors
+from wherein.ranking.candidates import PlaceTable
 from wherein.ranking.postings import Postings
 from wherein.ranking.quantized_rows import QuantizedRows, can_quantize, quantize_rows
-from wherein.ranking.signals import learn_places
 from wherein.ranking.vector import StackedRows
 from wherein.storage.database import open_read_only
 
@@ -60,7 +60,7 @@ class InMemoryIndex:
 
     generation: str
     postings: Postings
-    places: dict[int, ChunkPlace]
+    places: PlaceTable  # every chunk's place, and the arrays a search's candidates come from
 
 
 class ResidentIndex:
@@ -336,8 +336,8 @@ class ResidentIndex:
                 rows = conn.execute("SELECT rowid, terms FROM lexical ORDER BY rowid")
                 postings = Postings(self._between_searches(rows))
                 places = read_chunk_places(conn, self._between_searches)
-                learn_places(self._between_searches(places.values()))
-                built = InMemoryIndex(found[0] if found else "0", postings, places)
+                table = PlaceTable(places, self._between_searches)
+                built = InMemoryIndex(found[0] if found else "0", postings, table)
             finally:
                 conn.close()
         except sqlite3.Error as err:  # FTS5 goes on answering; the next change tries again

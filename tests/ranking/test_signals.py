@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from wherein.ranking import signals
-from wherein.ranking.paths import path_facts
 from wherein.ranking.signals import (
     Candidate,
     apply_signals,
     copied_directories,
     is_symbol_query,
-    learn_places,
     path_penalty,
 )
 
@@ -76,23 +73,3 @@ def test_a_copy_counts_for_less_unless_the_query_names_it():
     new = _c(2, "pkg/fields.py", 0.8)
     assert apply_signals("field declaration", [old, new], copies=copies)[0].chunk_id == 2
     assert apply_signals("v1 field declaration", [old, new], copies=copies)[0].chunk_id == 1
-
-
-def test_learned_places_leave_the_signals_nothing_to_work_out():
-    """A resident builder learns every chunk's place: a search over them then finds each
-    path's and each list of names' facts already worked out, and ranks as without."""
-    places = [
-        ("pkg/cookies.py", 1, 9, ("parse_cookie",)),
-        ("pkg/cookies.py", 10, 20, ("CookieJar", "CookieJar.set")),
-        ("pkg/retry.py", 1, 5, ("parse_cookie",)),
-    ]
-    candidates = [Candidate(n, *place, 1.0 / (n + 1)) for n, place in enumerate(places)]
-    expected = apply_signals("parse_cookie in the jar", candidates)
-    path_facts.cache_clear()
-    signals._symbol_names.cache_clear()
-    learn_places(places)
-    assert path_facts.cache_info().currsize == 2  # one per path
-    assert signals._symbol_names.cache_info().currsize == 2  # one per list of names
-    missed = (path_facts.cache_info().misses, signals._symbol_names.cache_info().misses)
-    assert apply_signals("parse_cookie in the jar", candidates) == expected
-    assert (path_facts.cache_info().misses, signals._symbol_names.cache_info().misses) == missed

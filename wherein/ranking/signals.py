@@ -16,11 +16,13 @@ quality there (`--ablate`; the README's "Ablation" table has the numbers).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import NamedTuple
+from functools import cache
 
+import numpy as np
+
+from wherein.ranking.candidates import Candidate, CandidateBatch, batch_of, last_segment
 from wherein.ranking.paths import (
     LEGACY_PENALTY,
     PathFacts,
@@ -42,7 +44,6 @@ __all__ = [
     "is_doc_path",
     "is_symbol_query",
     "is_test_path",
-    "learn_places",
     "query_identifiers",
     "signals_order",
 ]
@@ -65,21 +66,6 @@ DIVERSITY_DECAY = 0.5
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*")
 
 
-class Candidate(NamedTuple):
-    """A chunk competing for a slot: where it is, what it declares, and its score.
-
-    A named tuple, not a dataclass: a search builds two for each of a few hundred
-    candidates, and a frozen dataclass costs three times as much to build.
-    """
-
-    chunk_id: int
-    path: str
-    start_line: int
-    end_line: int
-    symbols: tuple[str, ...]
-    score: float
-
-
 def is_symbol_query(query: str) -> bool:
     """True when the whole query is one identifier: `Session`, `parse_url`, `a.b::c`."""
     text = query.strip().strip("`'\"()")
@@ -100,38 +86,6 @@ def query_identifiers(query: str) -> list[str]:
         if is_symbol_query(word) and word.lower() not in STOPWORDS:
             found.append(word)
     return found
-
-
-def _last_segment(name: str) -> str:
-    return re.split(r"\.|::|->|#", name)[-1]
-
-
-@lru_cache(maxsize=65536)
-def _symbol_names(symbols: tuple[str, ...]) -> frozenset[str]:
-    """The names a chunk defines, each whole and by its last segment, lower-cased."""
-    return frozenset(
-        name for symbol in symbols for name in (symbol.lower(), _last_segment(symbol).lower())
-    )
-
-
-def learn_places(places: Iterable[tuple[str, int, int, tuple[str, ...]]]) -> None:
-    """Work out now the facts the signals keep for the process per path and per list of
-    names, for these chunks' (path, first line, last line, names): a resident builder
-    passes every chunk, so a query's candidates new to the session cost what a repeated
-    query's do (0.3-0.5 ms of a 3.6 ms warm search of the standard library, before)."""
-    paths: set[str] = set()
-    names: set[tuple[str, ...]] = set()
-    for path, _start, _end, symbols in places:
-        if path not in paths:
-            paths.add(path)
-            path_facts(path)
-        if symbols not in names:
-            names.add(symbols)
-            _symbol_names(symbols)
-
-
-def _defines(candidate: Candidate, names: set[str]) -> bool:
-    return not _symbol_names(candidate.symbols).isdisjoint(names)
 
 
 def _file_named_for(path: str, name: str) -> bool:
@@ -176,72 +130,72 @@ class _Query:
     copies: frozenset[str]
 
 
-# A scoring signal adds to or multiplies each candidate's score in place.
-ScoringSignal = Callable[[_Query, Sequence[Candidate], list[float]], None]
+# A scoring signal adds to or multiplies the candidates' scores in place, per file where
+# its verdict is one per file, on whole arrays: each score meets the same operations, in
+# the same order, as it did one candidate at a time, so it keeps the same bits.
+ScoringSignal = Callable[[_Query, CandidateBatch, np.ndarray], None]
 
 
-def _coherence(query: _Query, candidates: Sequence[Candidate], scores: list[float]) -> None:
+def _coherence(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
     """A file's best chunk gains in proportion to the file's share of the candidate score."""
-    per_file: dict[str, float] = {}
-    best_of_file: dict[str, int] = {}
-    for i, c in enumerate(candidates):
-        per_file[c.path] = per_file.get(c.path, 0.0) + c.score
-        best = best_of_file.get(c.path)
-        if best is None or c.score > candidates[best].score:
-            best_of_file[c.path] = i
-    most = max(per_file.values())
-    for path, best in best_of_file.items():
-        scores[best] += COHERENCE_BOOST * query.top * per_file[path] / most
+    # Each file's fused scores summed in candidate order; its best the first of its highest.
+    per_file = np.bincount(batch.file_of, weights=batch.scores, minlength=len(batch.paths))
+    by_file = np.lexsort((-batch.scores, batch.file_of))
+    files = batch.file_of[by_file]
+    best = by_file[np.flatnonzero(np.r_[True, files[1:] != files[:-1]])]
+    most = per_file.max()
+    if most > 0:
+        scores[best] += COHERENCE_BOOST * query.top * per_file / most
 
 
-def _definition(query: _Query, candidates: Sequence[Candidate], scores: list[float]) -> None:
+def _definition(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
     """A chunk that defines the symbol asked for beats chunks that merely use it."""
     if query.symbol:
         names = {query.text.strip().strip("`'\"()").lower()}
-        names.add(_last_segment(next(iter(names))))
+        names.add(last_segment(next(iter(names))))
         scale = 1.0
     else:
         names = {w.lower() for w in query_identifiers(query.text)}
-        names |= {_last_segment(n) for n in names}
+        names |= {last_segment(n) for n in names}
         scale = EMBEDDED_IDENTIFIER_SCALE
     if not names:
         return
-    for i, c in enumerate(candidates):
-        if _defines(c, names):
-            bonus = DEFINITION_BOOST * scale * query.top
-            if any(_file_named_for(c.path, n) for n in names):
-                bonus *= 1 + DEFINITION_FILE_BONUS
-            scores[i] += bonus
+    defining = batch.declaring(names)
+    if not defining.any():
+        return
+    bonus = DEFINITION_BOOST * scale * query.top
+    bonus_of_file = np.full(len(batch.paths), bonus)
+    for file in set(batch.file_of[defining].tolist()):
+        if any(_file_named_for(batch.paths[file], n) for n in names):
+            bonus_of_file[file] = bonus * (1 + DEFINITION_FILE_BONUS)  # named for it too
+    scores[defining] += bonus_of_file[batch.file_of[defining]]
 
 
-def _path(query: _Query, candidates: Sequence[Candidate], scores: list[float]) -> None:
+def _path(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
     """A file whose path names the query's keywords is evidence (not for a symbol query)."""
     if query.symbol:
         return
     keys = _keyword_keys(_keywords(query.text))
-    boosts: dict[str, float | None] = {}  # one per file
-    for i, c in enumerate(candidates):
-        if c.path not in boosts:
-            ratio = _path_ratio(path_facts(c.path), keys)
-            boosts[c.path] = PATH_BOOST * query.top * ratio if ratio >= PATH_MIN_RATIO else None
-        boost = boosts[c.path]
-        if boost is not None:
-            scores[i] += boost
+    boosts = np.zeros(len(batch.paths))
+    boosted = np.zeros(len(batch.paths), dtype=bool)
+    for file, path in enumerate(batch.paths):
+        ratio = _path_ratio(path_facts(path), keys)
+        if ratio >= PATH_MIN_RATIO:
+            boosts[file] = PATH_BOOST * query.top * ratio
+            boosted[file] = True
+    if boosted.any():
+        chosen = boosted[batch.file_of]
+        scores[chosen] += boosts[batch.file_of[chosen]]
 
 
-def _penalty(query: _Query, candidates: Sequence[Candidate], scores: list[float]) -> None:
+def _penalty(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
     """Tests, examples, docs, legacy and older copies count for less unless asked for."""
     wants = wanted_kinds(query.text)
-    query_words = {w.lower() for w in re.findall(r"\w+", query.text)} if query.copies else set()
-    factors: dict[str, tuple[float, bool]] = {}  # one per file
-    for i, c in enumerate(candidates):
-        if c.path not in factors:
-            older = bool(query.copies) and in_copy(c.path, query.copies, query_words)
-            factors[c.path] = (path_penalty(c.path, wants), older)
-        factor, older = factors[c.path]
-        scores[i] *= factor
-        if older:
-            scores[i] *= LEGACY_PENALTY
+    scores *= np.array([path_penalty(path, wants) for path in batch.paths])[batch.file_of]
+    if query.copies:
+        words = {w.lower() for w in re.findall(r"\w+", query.text)}
+        older = np.array([in_copy(path, query.copies, words) for path in batch.paths])
+        scores[older[batch.file_of]] *= LEGACY_PENALTY
 
 
 # The scoring signals, in the order each candidate's score meets them: the boosts add,
@@ -266,55 +220,58 @@ def apply_signals(
     `copies` are folders holding an older copy of a package (`copied_directories`);
     their chunks count for less unless the query names the folder.
     """
-    return list(signals_order(query, candidates, enabled, copies))
+    return list(signals_order(query, batch_of(candidates), enabled, copies))
 
 
 def signals_order(
     query: str,
-    candidates: Sequence[Candidate],
+    batch: CandidateBatch,
     enabled: frozenset[str] = SIGNALS,
     copies: frozenset[str] = frozenset(),
 ) -> Iterator[Candidate]:
-    """`apply_signals`, each candidate re-scored only when it is reached: a search keeps the
-    first few that do not overlap (of 150-200), so the rest are never built.
+    """`apply_signals` of a batch, each candidate made only when it is reached: a search
+    keeps the first few that do not overlap (of 150-200), so the rest are never made.
 
     The path signals are worked out once per file, not per chunk, from facts each path
-    keeps for the process (`_path_facts`): a search runs this on every fused candidate,
-    and a resident server on every query.
+    keeps for the process (`path_facts`).
     """
-    if not candidates:
+    if not len(batch):
         return iter(())
     facts = _Query(
         text=query,
-        top=max(c.score for c in candidates) or 1.0,
+        top=float(batch.scores.max()) or 1.0,
         symbol=is_symbol_query(query),
         copies=copies,
     )
-    scores = [c.score for c in candidates]
+    scores = batch.scores.copy()
     for name, signal in SCORING_SIGNALS.items():
         if name in enabled:
-            signal(facts, candidates, scores)
-    # Best first; of equal scores the earlier first (a reversed sort is stable too).
-    ordered = sorted(range(len(candidates)), key=scores.__getitem__, reverse=True)
+            signal(facts, batch, scores)
+    # Best first; of equal scores the earlier first.
+    ordered = np.argsort(-scores, kind="stable")
+    scores = scores[ordered]
     if "diversity" in enabled:
-        return _diversified(candidates, scores, ordered)
-    return (_rescored(candidates[i], scores[i]) for i in ordered)
+        ordered, scores = _diversified(batch.file_of[ordered], ordered, scores)
+    return map(batch.candidate, ordered.tolist(), scores.tolist())
 
 
 def _diversified(
-    candidates: Sequence[Candidate], scores: list[float], ordered: list[int]
-) -> Iterator[Candidate]:
-    """Each further chunk of one file counts for DIVERSITY_DECAY of the one before it."""
-    taken: dict[str, int] = {}
-    decayed = []
-    for i in ordered:
-        path = candidates[i].path
-        n = taken.get(path, 0)
-        taken[path] = n + 1
-        decayed.append(scores[i] * DIVERSITY_DECAY**n)
-    again = sorted(range(len(ordered)), key=decayed.__getitem__, reverse=True)
-    return (_rescored(candidates[ordered[j]], decayed[j]) for j in again)
+    files: np.ndarray, ordered: np.ndarray, scores: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each further chunk of one file counts for DIVERSITY_DECAY of the one before it:
+    (`ordered` re-ordered, their scores), for candidates best first and their `files`."""
+    by_file = np.argsort(files, kind="stable")
+    grouped = files[by_file]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+    earlier = np.empty(len(files), dtype=np.intp)  # of the same file, before each one
+    earlier[by_file] = np.arange(len(files)) - np.repeat(starts, np.diff(np.r_[starts, len(files)]))
+    decayed = scores * _decay_powers(len(files))[earlier]
+    again = np.argsort(-decayed, kind="stable")
+    return ordered[again], decayed[again]
 
 
-def _rescored(c: Candidate, score: float) -> Candidate:
-    return Candidate(c.chunk_id, c.path, c.start_line, c.end_line, c.symbols, score)
+@cache
+def _decay_powers(count: int) -> np.ndarray:
+    """DIVERSITY_DECAY**n for n below `count`, each as Python works it out (numpy's `power`
+    may run other code over an array, and a score must keep its bits)."""
+    return np.array([DIVERSITY_DECAY**n for n in range(count)])
