@@ -139,10 +139,8 @@ class PlaceTable:
             at, known = np.zeros(len(ids), dtype=np.intp), np.zeros(len(ids), dtype=bool)
         if not known.all():  # gone since the table was made: another writer
             ids, scores, at = ids[known], scores[known], at[known]
-        files, first, numbers = np.unique(self._file_of[at], return_index=True, return_inverse=True)
-        by_first = np.argsort(first, kind="stable")
-        renumbered = np.empty(len(files), dtype=np.intp)
-        renumbered[by_first] = np.arange(len(files))
+        numbers: dict[int, int] = {}  # the table's file numbers, in order of first candidate
+        file_of = [numbers.setdefault(file, len(numbers)) for file in self._file_of[at].tolist()]
         places = self.places
 
         def declaring(names: Collection[str]) -> np.ndarray:
@@ -154,8 +152,8 @@ class PlaceTable:
         return CandidateBatch(
             ids=ids,
             scores=scores,
-            file_of=renumbered[numbers.reshape(-1)],
-            paths=[self._paths[number] for number in files[by_first].tolist()],
+            file_of=np.array(file_of, dtype=np.intp),
+            paths=[self._paths[number] for number in numbers],
             place=lambda position: places[int(ids[position])],
             declaring=declaring,
         )
