@@ -160,3 +160,17 @@ def test_without_onnxruntime_no_copy_is_made_and_the_log_says_why(base, monkeypa
     finally:
         quantized_rows._onnxruntime.cache_clear()
     assert quantize_rows(base).products(base[0]).shape == (len(base),)
+
+
+def test_products_that_fail_cost_the_shortlist_not_the_search(base, caplog):
+    """onnxruntime refusing a run in a search (here a real session made for rows of another
+    width, which rejects the query): every row is summed, and the log says why."""
+    narrow = quantize_rows(_unit_rows(np.random.default_rng(6), EINSUM_MIN_ROWS, 32))
+    quantized_rows._warn_once.cache_clear()
+    caplog.set_level(logging.WARNING)
+    positions, sims = best_rows(base[4], base, 20, QuantizedRows(base, narrow.session))
+    expected = _exact(base[4], base, 20)
+    assert np.array_equal(positions, expected[0]) and np.array_equal(sims, expected[1])
+    assert caplog.text.count("The 4-bit products failed") == 1
+    best_rows(base[5], base, 20, QuantizedRows(base, narrow.session))
+    assert caplog.text.count("The 4-bit products failed") == 1  # said once

@@ -71,6 +71,12 @@ def _onnxruntime():  # -> the onnxruntime module, or None
     return onnxruntime
 
 
+@cache
+def _warn_once(message: str) -> None:
+    """Log `message` the first time only: a session that fails once fails at each search."""
+    log.warning(message)
+
+
 def can_quantize(base: np.ndarray) -> bool:
     """Whether `base` is worth a copy: a float32 matrix large enough that einsum reads it
     (`can_stack`), which is also what the shortlist's exact sums must match."""
@@ -175,13 +181,18 @@ def best_rows(
     stacked = isinstance(matrix, StackedRows)
     base = matrix.base if stacked else matrix
     wanted = SHORTLIST_PER_RESULT * n
-    if quantized is None or quantized.base is not base or len(matrix) <= wanted:
+    rough = None
+    if quantized is not None and quantized.base is base and len(matrix) > wanted:
+        query = query.astype(np.float32, copy=False)
+        check_width(query, base.shape[1])
+        try:
+            rough = quantized.products(query)
+        except Exception as err:  # onnxruntime raises its own untyped errors: sum every row
+            _warn_once(f"The 4-bit products failed ({err}): every row is summed.")
+    if rough is None:
         sims = similarities(query, matrix)
         picked = top_k(sims, n)
         return picked, sims[picked]
-    query = query.astype(np.float32, copy=False)
-    check_width(query, base.shape[1])
-    rough = quantized.products(query)
     added = matrix.added if stacked else base[:0]
     live = matrix.live() if stacked and matrix.alive is not None else None
     if live is not None:
