@@ -147,7 +147,7 @@ def test_a_query_of_another_width_is_refused_with_a_copy_too(base):
         best_rows(np.ones(8, dtype=np.float32), base, 10, quantize_rows(base))
 
 
-def test_without_onnxruntime_no_copy_is_made_and_the_log_says_why(base, monkeypatch, caplog):
+def test_without_onnxruntime_or_onnx_no_copy_is_made_and_the_log_says_why(base, monkeypatch, caplog):
     """A broken install costs the shortlist, not the search: the resident sums every row."""
     caplog.set_level(logging.WARNING)
     try:
@@ -157,6 +157,11 @@ def test_without_onnxruntime_no_copy_is_made_and_the_log_says_why(base, monkeypa
             with pytest.raises(RuntimeError, match="onnxruntime cannot be imported"):
                 quantize_rows(base)
             assert "onnxruntime cannot be imported" in caplog.text
+        quantized_rows._onnxruntime.cache_clear()
+        with monkeypatch.context() as patched:
+            patched.setitem(sys.modules, "onnx", None)  # the graph cannot be written
+            with pytest.raises(RuntimeError, match="onnx cannot be imported"):
+                quantize_rows(base)
     finally:
         quantized_rows._onnxruntime.cache_clear()
     assert quantize_rows(base).products(base[0]).shape == (len(base),)

@@ -127,7 +127,10 @@ def _packed(rows: np.ndarray, blocks: int) -> tuple[np.ndarray, np.ndarray]:
 def _product_session(runtime, packed: np.ndarray, scales: np.ndarray, width: int):
     """An onnxruntime session computing `query @ rows.T` from the packed rows, on the
     calling thread alone (as BLAS runs on one)."""
-    from onnx import TensorProto, helper, numpy_helper
+    try:
+        from onnx import TensorProto, helper, numpy_helper
+    except ImportError as err:  # a broken install: these rows are summed whole
+        raise RuntimeError(f"onnx cannot be imported ({err})") from err
 
     count = len(packed)
     product = helper.make_node(
