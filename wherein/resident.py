@@ -40,7 +40,7 @@ from wherein.index.vector_tables import HeldVectors
 from wherein.ranking.candidates import PlaceTable
 from wherein.ranking.postings import Postings
 from wherein.ranking.quantized_rows import QuantizedRows, can_quantize, quantize_rows
-from wherein.ranking.vector import StackedRows
+from wherein.ranking.vector import StackedRows, base_rows
 from wherein.storage.database import open_read_only
 
 __all__ = ["ROWS_KEPT", "InMemoryIndex", "ResidentIndex", "kept_while_unchanged"]
@@ -199,7 +199,7 @@ class ResidentIndex:
             self._filling.add(tier.name)
         else:
             self._filling.discard(tier.name)
-        if before is not None and _base_of(held) is not _base_of(before):
+        if before is not None and base_rows(held.matrix) is not base_rows(before.matrix):
             self._drop_unheld_copies()
         return held.ids, held.matrix
 
@@ -214,15 +214,16 @@ class ResidentIndex:
     def _held_bases(self) -> dict[int, np.ndarray]:
         """The base rows of each tier held now, by id (read at once: a search thread may
         replace them while the quantizer reads)."""
-        return {id(b): b for b in map(_base_of, list(self._vectors.values()))}
+        bases = [base_rows(held.matrix) for held in list(self._vectors.values())]
+        return {id(base): base for base in bases}
 
     def quantized_rows(self, matrix: np.ndarray | StackedRows) -> QuantizedRows | None:
         """The 4-bit copy of `matrix`'s base rows (`wherein.ranking.quantized_rows`) when one is
         made; else None, and a copy is made after this search answers, when worth it: of the
         rows this resident holds (`vectors`) for a tier every chunk has a vector of, not of a
         matrix read whole with package indexes, which is read again each time."""
-        base = matrix.base if isinstance(matrix, StackedRows) else matrix
-        holders = [name for name, held in self._vectors.items() if _base_of(held) is base]
+        base = base_rows(matrix)
+        holders = [name for name, held in self._vectors.items() if base_rows(held.matrix) is base]
         if not holders or not can_quantize(base) or any(n in self._filling for n in holders):
             return None  # a tier still filling is read whole again at each of its commits
         with self._memory_lock:
@@ -381,11 +382,6 @@ class ResidentIndex:
                 missing = list(chunk_ids)
             kept.update(store.chunk_rows(missing))
         return kept
-
-
-def _base_of(held: HeldVectors) -> np.ndarray:
-    matrix = held.matrix
-    return matrix.base if isinstance(matrix, StackedRows) else matrix
 
 
 def kept_while_unchanged(

@@ -21,7 +21,7 @@ import numpy as np
 from wherein.index.folders import like_folder
 from wherein.index.tiers import FULL, TIERS, VectorTier
 from wherein.index.vector_cache import cache_exists, load_vector_cache, save_vector_cache
-from wherein.ranking.vector import StackedRows, can_stack
+from wherein.ranking.vector import StackedRows, base_rows, can_stack
 from wherein.storage.database import select_by_ids
 from wherein.storage.vectors import stack_vectors, vector_rows, write_vectors
 
@@ -304,7 +304,7 @@ def _stacked(
     if len(new_ids) and len(previous.ids) and new_ids[0] < previous.ids[-1]:
         return None
     held = previous.matrix
-    base = held.base if isinstance(held, StackedRows) else held
+    base = base_rows(held)
     if not can_stack(len(base), base.dtype):
         return None
     added_before = held.added if isinstance(held, StackedRows) else base[:0]

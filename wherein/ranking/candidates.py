@@ -126,9 +126,9 @@ class PlaceTable:
             for name in symbol_names(place[3]):
                 named.append(self._name_numbers.setdefault(name, len(self._name_numbers)))
                 declared.append(chunk_id)
-        by_name = np.argsort(np.array(named, dtype=np.int64), kind="stable")
-        self._declared = np.array(declared, dtype=np.int64)[by_name]
-        counts = np.bincount(np.array(named, dtype=np.int64), minlength=len(self._name_numbers))
+        name_of = np.array(named, dtype=np.int64)
+        self._declared = np.array(declared, dtype=np.int64)[np.argsort(name_of, kind="stable")]
+        counts = np.bincount(name_of, minlength=len(self._name_numbers))
         self._name_starts = np.concatenate([[0], np.cumsum(counts)])
         for path in pace(self._paths):  # the facts the path signals read, kept by path
             path_facts(path)
@@ -149,11 +149,11 @@ class PlaceTable:
         places = self.places
 
         def declaring(names: Collection[str]) -> np.ndarray:
-            numbers = [self._name_numbers[name] for name in names if name in self._name_numbers]
-            if not numbers:
+            asked = [self._name_numbers[name] for name in names if name in self._name_numbers]
+            if not asked:
                 return np.zeros(len(ids), dtype=bool)
             starts = self._name_starts
-            found = [self._declared[starts[n] : starts[n + 1]] for n in numbers]
+            found = [self._declared[starts[n] : starts[n + 1]] for n in asked]
             return np.isin(ids, np.concatenate(found))
 
         return CandidateBatch(

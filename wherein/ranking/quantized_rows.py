@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from wherein.ranking.vector import StackedRows, can_stack, check_width, similarities
+from wherein.ranking.vector import StackedRows, base_rows, can_stack, check_width, similarities
 from wherein.retrieval.selection import at_or_above_floor, top_k
 
 __all__ = ["SHORTLIST_PER_RESULT", "QuantizedRows", "best_rows", "can_quantize", "quantize_rows"]
@@ -182,7 +182,7 @@ def best_rows(
         EmbedderError: the query vector's width differs from the stored vectors'.
     """
     stacked = isinstance(matrix, StackedRows)
-    base = matrix.base if stacked else matrix
+    base = base_rows(matrix)
     wanted = SHORTLIST_PER_RESULT * n
     rough = None
     if quantized is not None and quantized.base is base and len(matrix) > wanted:

@@ -30,6 +30,7 @@ from wherein.errors import EmbedderError
 __all__ = [
     "EINSUM_MIN_ROWS",
     "StackedRows",
+    "base_rows",
     "can_stack",
     "check_width",
     "rows_where",
@@ -109,6 +110,11 @@ def rows_where(matrix: np.ndarray | StackedRows, keep: np.ndarray) -> np.ndarray
     alive = np.zeros(len(matrix.base), dtype=bool)
     alive[live[keep[: len(live)]]] = True
     return StackedRows(matrix.base, alive, matrix.added[keep[len(live) :]])
+
+
+def base_rows(matrix: np.ndarray | StackedRows) -> np.ndarray:
+    """The rows `matrix` is read from: its base when stacked, else itself."""
+    return matrix.base if isinstance(matrix, StackedRows) else matrix
 
 
 def can_stack(rows: int, dtype: np.dtype) -> bool:
