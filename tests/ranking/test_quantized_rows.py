@@ -147,7 +147,7 @@ def test_a_query_of_another_width_is_refused_with_a_copy_too(base):
         best_rows(np.ones(8, dtype=np.float32), base, 10, quantize_rows(base))
 
 
-def test_without_onnxruntime_or_onnx_no_copy_is_made_and_the_log_says_why(base, monkeypatch, caplog):
+def test_without_onnxruntime_or_onnx_no_copy_is_made_and_the_log_says_so(base, monkeypatch, caplog):
     """A broken install costs the shortlist, not the search: the resident sums every row."""
     caplog.set_level(logging.WARNING)
     try:
