@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from wherein.ranking.tokens import tokenize
@@ -87,6 +87,9 @@ class PathFacts:
     kinds: frozenset[str]  # which of test, example, doc, legacy the path looks like
     init: bool
     stub: bool
+    # `path_penalty` when the query wants none of `kinds`: the usual case, asked of every
+    # candidate's file, so worked out with the rest.
+    penalty: float = 1.0
 
 
 @lru_cache(maxsize=65536)
@@ -102,7 +105,7 @@ def path_facts(path: str) -> PathFacts:
         )
         if pattern.search(path)
     }
-    return PathFacts(
+    facts = PathFacts(
         words=frozenset(words),
         prefixes=frozenset(w[:4] for w in words if len(w) >= 4),
         stem=path.rsplit("/", 1)[-1].split(".")[0].lower().lstrip("_"),
@@ -110,6 +113,7 @@ def path_facts(path: str) -> PathFacts:
         init=bool(_INIT_FILE.search(path)),
         stub=path.endswith(".d.ts"),
     )
+    return replace(facts, penalty=_penalty_of(facts, frozenset()))
 
 
 def _path_words(path: str) -> set[str]:
@@ -138,6 +142,12 @@ def is_doc_path(path: str) -> bool:
 def path_penalty(path: str, wants: set[str] | frozenset[str]) -> float:
     """Multiplier for files that usually crowd out the answer unless asked for."""
     facts = path_facts(path)
+    if facts.kinds.isdisjoint(wants):
+        return facts.penalty
+    return _penalty_of(facts, wants)
+
+
+def _penalty_of(facts: PathFacts, wants: set[str] | frozenset[str]) -> float:
     factor = 1.0
     for kind, penalty in _KIND_PENALTIES:
         if kind in facts.kinds and kind not in wants:

@@ -176,10 +176,16 @@ def _path(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
     if query.symbol:
         return
     keys = _keyword_keys(_keywords(query.text))
+    # A path meeting no keyword at all (most of them) is passed over at one look.
+    stems = frozenset().union(*(stems for stems, _ in keys))
+    prefixes = {prefix for _, prefix in keys if prefix is not None}
     boosts = np.zeros(len(batch.paths))
     boosted = np.zeros(len(batch.paths), dtype=bool)
     for file, path in enumerate(batch.paths):
-        ratio = _path_ratio(path_facts(path), keys)
+        facts = path_facts(path)
+        if facts.words.isdisjoint(stems) and facts.prefixes.isdisjoint(prefixes):
+            continue
+        ratio = _path_ratio(facts, keys)
         if ratio >= PATH_MIN_RATIO:
             boosts[file] = PATH_BOOST * query.top * ratio
             boosted[file] = True
