@@ -58,3 +58,12 @@ def test_the_best_side_by_side_are_all_cut():
     scores = np.zeros(47_534, dtype=np.float32)
     scores[1000:1400] = np.linspace(2.0, 1.0, 400)
     assert at_or_above_floor(scores, 400).tolist() == list(range(1000, 1400))
+
+
+def test_scores_holding_nan_cut_without_failing():
+    scores = np.arange(47_534, dtype=np.float32)
+    scores[::50] = np.nan  # a NaN in every group: the groups' maxima are all NaN
+    assert top_k(scores, 400).tolist() == []
+    scores = np.arange(47_534, dtype=np.float32)
+    scores[:3] = np.nan  # a few: the best of the rest are found
+    assert top_k(scores, 5).tolist() == list(range(47_533, 47_528, -1))

@@ -35,25 +35,25 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
 
 
 def at_or_above_floor(scores: np.ndarray, k: int) -> np.ndarray:
-    """Positions, in order, of the scores at or above the `k`-th best (all of them when there
-    are hardly more than `k`; when many equal the k-th best, those above it and the earliest
-    of those at it, so that at least `k` are kept)."""
+    """Positions, in order, of a few scores that hold the `k` best: those at or above the
+    k-th best (all of them when there are hardly more than `k`). When many scores share the
+    floor the cut found, those above it instead, or those and the earliest of those at it,
+    so that at least `k` are kept."""
     size = len(scores)
     if size <= TIES_BEFORE_SPLIT * k:
         return np.arange(size)
-    candidates = _above_rough_floor(scores, k)
-    if candidates is not None:
+    floor = _rough_floor(scores, k)
+    if floor is None:
+        floor = np.partition(scores, size - k)[size - k]  # the k-th best itself
+    candidates = np.flatnonzero(scores >= floor)
+    if len(candidates) <= k:  # (fewer only past a NaN floor: NaN sorts above every score)
+        return candidates
+    if len(candidates) <= TIES_BEFORE_SPLIT * k:
         held = scores[candidates]
         floor = np.partition(held, len(held) - k)[len(held) - k]  # the k-th best itself
         return candidates[held >= floor]
-    # (`np.partition` is quick on distinct values; on tens of thousands of equal ones around
-    # a few distinct it took 6 ms. Such a tier rarely gets here: its rough floor held too few.)
-    floor = np.partition(scores, size - k)[size - k]
-    candidates = np.flatnonzero(scores >= floor)
-    if len(candidates) <= TIES_BEFORE_SPLIT * k:
-        return candidates
-    # Many scores equal to the floor (a tier of equal scores): those above it come first,
-    # then the earliest of those at it.
+    # Many scores reach the floor, sharing its value (a tier of equal scores): those above
+    # it come first, then the earliest of those at it.
     above = candidates[scores[candidates] > floor]
     if len(above) >= k:
         return above
@@ -61,16 +61,15 @@ def at_or_above_floor(scores: np.ndarray, k: int) -> np.ndarray:
     return np.sort(np.concatenate((above, at_floor)))
 
 
-def _above_rough_floor(scores: np.ndarray, k: int) -> np.ndarray | None:
-    """Positions, in order, of the scores at or above the k-th best group maximum, or None
-    when the groups would be too small or too many scores reach it (shared values)."""
+def _rough_floor(scores: np.ndarray, k: int) -> float | None:
+    """The k-th best maximum of the groups the scores are dealt into, a floor at least `k`
+    scores reach; None when the groups would hold too few scores for it to pay."""
     groups = 1 << (GROUPS_PER_WANTED * k - 1).bit_length()
     per_group = len(scores) // groups
     if per_group < MIN_GROUP:
         return None
-    # Row r of the view holds scores r*G .. r*G+G-1, so column j is group j; the tail past
-    # the last whole row belongs to no group, which only lowers no bound: it is still cut.
+    # Row r of the view holds scores r*G .. r*G+G-1, so column j is group j. The tail past
+    # the last whole row is in no group: the floor is still one k scores reach, and the
+    # tail's scores are cut against it with the rest.
     maxima = scores[: per_group * groups].reshape(per_group, groups).max(axis=0)
-    rough = np.partition(maxima, groups - k)[groups - k]
-    candidates = np.flatnonzero(scores >= rough)
-    return candidates if len(candidates) <= TIES_BEFORE_SPLIT * k else None
+    return np.partition(maxima, groups - k)[groups - k]
