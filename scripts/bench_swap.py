@@ -18,6 +18,7 @@ one held elsewhere (in a dict, a default argument) is not.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import statistics
@@ -82,14 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bench-dir", type=Path, default=DEFAULT_BENCH_DIR)
     args = parser.parse_args(argv)
     os.environ["WHEREIN_HOME"] = args.home
-    import importlib
-
     from wherein.config import load_settings
     from wherein.embedding.registry import create_fast_embedder
 
     module_name, _, name = args.function.partition(":")
-    current = getattr(importlib.import_module(module_name), name)
-    path = Path(importlib.import_module(module_name).__file__).resolve().relative_to(REPO)
+    module = importlib.import_module(module_name)
+    current = getattr(module, name)
+    path = Path(module.__file__).resolve().relative_to(REPO)
     source = subprocess.run(
         ["git", "-C", str(REPO), "show", f"{args.old}:{path}"],
         check=True,
