@@ -92,3 +92,32 @@ def test_the_ascii_words_are_the_unicode_words_on_ascii_texts():
         assert _ASCII_WORD.findall(text) == _WORD.findall(text), text
     # Unicode letters are words only to the Unicode pattern: why only ASCII texts take it.
     assert _ASCII_WORD.findall("naïve") != _WORD.findall("naïve")
+
+
+def _parts_then_stems(word: str) -> list[str]:
+    """One word's tokens as `identifier_parts` defines them: the whole, its parts when it has
+    several, then each stem not already there, in the order of the tokens they come from."""
+    from wherein.ranking.tokens import _stem
+
+    tokens = [word.lower()]
+    parts = identifier_parts(word)
+    if len(parts) > 1:
+        tokens.extend(parts)
+    for stem in [_stem(token) for token in tokens]:
+        if stem not in tokens:
+            tokens.append(stem)
+    return tokens
+
+
+def test_an_ascii_word_is_cut_in_one_pass_into_the_parts_its_underscores_would_give():
+    import re
+
+    words = {
+        word
+        for text in ascii_texts(13, "aZ_09Hx")
+        for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)
+    }
+    words |= {"ABC_Def", "HTTP_2Server", "__x__", "a__B", "getHTTP_response2XML", "Running_Tests"}
+    assert len(words) > 1000
+    for word in sorted(words):
+        assert tokenize(word) == _parts_then_stems(word), word

@@ -61,17 +61,22 @@ def identifier_parts(word: str) -> tuple[str, ...]:
 @lru_cache(maxsize=65536)
 def _word_tokens(word: str) -> tuple[str, ...]:
     whole = word.lower()
-    if whole == word and word.isascii() and word.isalpha():
-        # The common case (`self`, `return`): one part, itself. Same result as below.
-        stem = _stem(whole)
-        return (whole,) if stem == whole else (whole, stem)
-    tokens = [whole]
-    parts = identifier_parts(word)
-    if len(parts) > 1:
-        tokens.extend(parts)
+    if word.isascii():
+        if whole == word and word.isalpha():
+            # The common case (`self`, `return`): one part, itself. Same result as below.
+            stem = _stem(whole)
+            return (whole,) if stem == whole else (whole, stem)
+        # No `_CAMEL` match spans or looks past an underscore, and every ASCII letter or
+        # digit lies in one: the same parts as `identifier_parts`, in one call (a miss here
+        # costs indexing a worker's CPU for each of the standard library's 190,000 words).
+        parts = [part.lower() for part in _CAMEL.findall(word)]
+    else:
+        parts = list(identifier_parts(word))
+    tokens = [whole, *parts] if len(parts) > 1 else [whole]
     # Stems in the order of the tokens they come from (not a set's order, which
     # changes with the process's hash seed): worker processes must agree.
-    for stem in dict.fromkeys([_stem(t) for t in tokens]):
+    for token in tokens[:]:
+        stem = _stem(token)
         if stem not in tokens:
             tokens.append(stem)
     return tuple(tokens)
@@ -96,11 +101,20 @@ def path_terms(path: str) -> list[str]:
     A file named for the concept ("sessions.py", "routing.go") is strong evidence;
     the folders around it are weaker.
     """
+    return list(_path_terms(path))
+
+
+@lru_cache(maxsize=1024)
+def _path_terms(path: str) -> tuple[str, ...]:
+    """`path_terms`, kept while a file's chunks are tokenized one after another."""
     parts = path.split("/")
     stem = parts[-1].split(".")[0]
-    return tokenize(stem) * 2 + tokenize(" ".join(parts[-4:-1]))
+    return tuple(tokenize(stem) * 2 + tokenize(" ".join(parts[-4:-1])))
 
 
 def document_terms(path: str, header: str, text: str) -> list[str]:
     """The BM25 document of a chunk: its text, its enclosing header, and its path."""
-    return tokenize(text) + tokenize(header) + path_terms(path)
+    terms = tokenize(text)
+    terms += tokenize(header)
+    terms += _path_terms(path)
+    return terms
