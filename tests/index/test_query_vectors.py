@@ -191,3 +191,32 @@ def test_a_new_query_made_of_the_codes_words_loads_no_tokenizer(tmp_path):
     assert by_the_model[0] == answered[0]  # the same answer, to the byte
     assert search("where is the frobnication retried")[-1] == "['safetensors', 'tokenizers']"
     assert b"frobnication" not in path.read_bytes()  # a query's own words are never kept
+
+
+def test_indexing_writes_each_learned_piece_once_however_many_workers_learn_it(
+    tmp_path, monkeypatch
+):
+    from wherein.embedding.static import StaticEmbedder
+    from wherein.index.refresh import _QueryPieces
+    from wherein.index.store import open_store
+
+    written: list[dict] = []
+    keep = QueryVectors.keep_pieces
+
+    def spy(self, identity, pieces):
+        written.append(dict(pieces))
+        keep(self, identity, pieces)
+
+    monkeypatch.setattr(QueryVectors, "keep_pieces", spy)
+    store = open_store(tmp_path / "index" / "index.db")
+    fast = StaticEmbedder()
+    pieces = _QueryPieces(store, fast)
+    pieces.keep({"\u2581retry": [1], "call": [2]})  # one worker's task
+    pieces.keep({"call": [2], "\u2581wait": [3]})  # the other's, before the commit
+    pieces.write()
+    pieces.keep({"\u2581retry": [1], "\u2581wait": [3], "\u2581backoff": [4]})  # after it
+    pieces.close()
+    store.close()
+    assert written == [{"\u2581retry": [1], "call": [2], "\u2581wait": [3]}, {"\u2581backoff": [4]}]
+    kept = QueryVectors(tmp_path / "index").known_pieces(fast.identity, ["call", "\u2581backoff"])
+    assert kept == {"call": [2], "\u2581backoff": [4]}
