@@ -360,16 +360,22 @@ class ResidentIndex:
 
     @contextlib.contextmanager
     def state_kept(self) -> Iterator[None]:
-        """Within it, `state` reads each store's versions once: for the part of a search after
-        its refresh, which writes nothing (reading them at each of its six asks was a tenth
-        of a warm search of pydantic). The session's own background fill writes under
-        `lock`, as searches run, so never meanwhile; another process's write is seen by the
-        next search, as it would be had it come a moment later."""
+        """Within it, `state` reads each store's versions once: for a search, whose refresh
+        says when it wrote (`forget_states`), and which writes nothing after it (reading them
+        at each of its seven asks was a tenth of a warm search of pydantic). The session's
+        own background fill writes under `lock`, as searches run, so never meanwhile;
+        another process's write is seen by the next search, as it would be had it come a
+        moment later."""
         self._states = {}
         try:
             yield
         finally:
             self._states = None
+
+    def forget_states(self) -> None:
+        """Within `state_kept`, after this session wrote an index: read its state again."""
+        if self._states is not None:
+            self._states.clear()
 
     def chunk_rows(self, store: Store, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         """`store.chunk_rows(chunk_ids)`, reading only the rows not kept since the index

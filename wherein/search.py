@@ -212,10 +212,11 @@ def _search_index(
             if store.notice:
                 warnings.append(store.notice)
                 store.notice = None  # said once; warm_index reports only what happens next
-            warm_index(store, request, locked, models, warnings, resident)
-            # Nothing below writes the index: its state is read once (`state_kept`).
+            # The index state is read once (`state_kept`): again only after `warm_index`
+            # writes (a refresh, vectors filled); nothing after it writes.
             kept = resident.state_kept() if resident is not None else contextlib.nullcontext()
             with kept:
+                warm_index(store, request, locked, models, warnings, resident)
                 origin = None
                 if request.related is not None:  # stored vectors only: no model need load
                     hits, source_chars, origin, used = rank_related(

@@ -53,6 +53,8 @@ def warm_index(
             # A full disk must not cost the answer: rank what the index already holds.
             warnings.append(f"{err} Searched the index as it was.")
             return
+        finally:
+            _written(resident)
         if report is not None:
             warnings.extend(report.notices)
             if report.unreadable:
@@ -95,8 +97,16 @@ def warm_index(
         warnings.append(f"{err} Ranked without the {tier.name} tier's vectors.")
     except IndexUnwritable as err:
         warnings.append(f"{err} Vectors not yet stored were left pending.")
+    finally:
+        _written(resident)
     if store.notice:
         warnings.append(store.notice)
         store.notice = None
     if resident is not None and not store.has_pending(tier):
         resident.fast_complete_at = resident.state(store)
+
+
+def _written(resident: ResidentIndex | None) -> None:
+    """What a refresh or fill may have written is read again by the rest of the search."""
+    if resident is not None:
+        resident.forget_states()
