@@ -39,7 +39,12 @@ def old_function(module_name: str, name: str, source: str) -> Callable:
     """`name` as defined by `source`, a version of `module_name`'s file, run as a module."""
     module = types.ModuleType(f"{module_name}__old")
     module.__file__ = f"<{module_name} as it was>"
-    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    # Registered while it runs: a dataclass looks its module up by name.
+    sys.modules[module.__name__] = module
+    try:
+        exec(compile(source, module.__file__, "exec"), module.__dict__)
+    finally:
+        del sys.modules[module.__name__]
     return getattr(module, name)
 
 

@@ -47,3 +47,18 @@ def test_the_old_function_is_run_from_its_source_beside_todays_package(bench):
     assert old is not selection.at_or_above_floor
     assert old([], 2) == 2 * selection.TIES_BEFORE_SPLIT
     assert bench.bindings_of(old) == []  # not a module of the package
+
+
+def test_an_old_module_defining_a_dataclass_runs(bench):
+    source = (
+        "from __future__ import annotations\n"
+        "from dataclasses import dataclass\n"
+        "@dataclass(frozen=True)\n"
+        "class Query:\n"
+        "    text: str\n"
+        "def rank(text):\n"
+        "    return Query(text).text\n"
+    )
+    old = bench.old_function("wherein.ranking.signals", "rank", source)
+    assert old("retry") == "retry"
+    assert "wherein.ranking.signals__old" not in __import__("sys").modules
