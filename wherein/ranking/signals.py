@@ -142,7 +142,7 @@ def _coherence(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None
     per_file = np.bincount(batch.file_of, weights=batch.scores, minlength=len(batch.paths))
     by_file = np.lexsort((-batch.scores, batch.file_of))
     files = batch.file_of[by_file]
-    best = by_file[np.flatnonzero(np.r_[True, files[1:] != files[:-1]])]
+    best = by_file[_run_starts(files)]
     most = per_file.max()
     if most > 0:
         scores[best] += COHERENCE_BOOST * query.top * per_file / most
@@ -268,12 +268,21 @@ def _diversified(
     (`ordered` re-ordered, their scores), for candidates best first and their `files`."""
     by_file = np.argsort(files, kind="stable")
     grouped = files[by_file]
-    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+    starts = _run_starts(grouped)
     earlier = np.empty(len(files), dtype=np.intp)  # of the same file, before each one
-    earlier[by_file] = np.arange(len(files)) - np.repeat(starts, np.diff(np.r_[starts, len(files)]))
+    earlier[by_file] = np.arange(len(files)) - np.repeat(starts, np.diff(starts, append=len(files)))
     decayed = scores * _decay_powers(len(files))[earlier]
     again = np.argsort(-decayed, kind="stable")
     return ordered[again], decayed[again]
+
+
+def _run_starts(grouped: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of `grouped` begins (`np.r_` built the same mask in
+    Python, at each of a warm search's three calls)."""
+    starts = np.empty(len(grouped), dtype=bool)
+    starts[:1] = True
+    np.not_equal(grouped[1:], grouped[:-1], out=starts[1:])
+    return np.flatnonzero(starts)
 
 
 @cache
