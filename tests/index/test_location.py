@@ -37,3 +37,15 @@ def test_another_data_home_or_working_folder_gets_its_own_answer(tmp_path, monke
     monkeypatch.chdir(two)
     assert index_dir(Path(".")) != here  # "." is wherever the process stands
     assert index_dir(Path(".")).name.endswith(workspace_digest(str(two)))
+
+
+def test_the_default_data_home_follows_this_processs_home(tmp_path, monkeypatch):
+    monkeypatch.delenv("WHEREIN_HOME", raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    workspace = tmp_path / "app"
+    workspace.mkdir()
+    for home in ("alice", "bob"):
+        monkeypatch.setenv("HOME", str(tmp_path / home))
+        expected = tmp_path / home / ".local" / "share" / "wherein" / WORKSPACES_DIR_NAME
+        assert index_dir(workspace).parent == expected
+        assert index_dir(workspace, {}).parent == expected  # a mapping without HOME too

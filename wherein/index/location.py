@@ -21,7 +21,7 @@ WORKSPACES_DIR_NAME = "workspaces"
 # home (bounded).
 _FOUND: dict[tuple[str, ...], Path] = {}
 _FOUND_MAX = 64
-_HOME_NAMES = ("WHEREIN_HOME", "XDG_DATA_HOME", "HOME")
+_HOME_NAMES = ("WHEREIN_HOME", "XDG_DATA_HOME")
 
 
 def index_dir(workspace: Path, environ: Mapping[str, str] | None = None) -> Path:
@@ -34,7 +34,8 @@ def index_dir(workspace: Path, environ: Mapping[str, str] | None = None) -> Path
     """
     env = os.environ if environ is None else environ
     absolute = str(workspace) if workspace.is_absolute() else os.path.join(os.getcwd(), workspace)
-    key = (absolute, *(env.get(name, "") for name in _HOME_NAMES))
+    # `~` and the default home come from this process's HOME, whatever `environ` says.
+    key = (absolute, *(env.get(name, "") for name in _HOME_NAMES), os.environ.get("HOME", ""))
     found = _FOUND.get(key)
     if found is None:
         digest = workspace_digest(str(workspace.resolve()))
