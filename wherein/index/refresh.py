@@ -267,8 +267,9 @@ class _QueryPieces:
     def __init__(self, store: Store, fast: Embedder | None) -> None:
         self._kept = None
         self._held: dict[str, list[int]] = {}
-        # Both workers learn the common pieces: a quarter of what they hand over on the
-        # standard library was written already, at 7 us a row.
+        # Both workers learn the common pieces: of the 117,000 they handed over on the
+        # standard library 90,000 were distinct, and 17,000 were written again at a later
+        # commit (7 us a row).
         self._written: set[str] = set()
         if fast is not None and hasattr(fast, "take_learned_pieces"):
             from wherein.index.query_vectors import QueryVectors
