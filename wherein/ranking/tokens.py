@@ -8,6 +8,7 @@ Snowball (Porter 2) stem, so "routes" meets "route" and "handled" meets "handle"
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
 
@@ -69,9 +70,9 @@ def _word_tokens(word: str) -> tuple[str, ...]:
         # No `_CAMEL` match spans or looks past an underscore, and every ASCII letter or
         # digit lies in one: the same parts as `identifier_parts`, in one call (a miss here
         # costs indexing a worker's CPU for each of the standard library's 190,000 words).
-        parts = [part.lower() for part in _CAMEL.findall(word)]
+        parts: Sequence[str] = [part.lower() for part in _CAMEL.findall(word)]
     else:
-        parts = list(identifier_parts(word))
+        parts = identifier_parts(word)
     tokens = [whole, *parts] if len(parts) > 1 else [whole]
     # Stems in the order of the tokens they come from (not a set's order, which
     # changes with the process's hash seed): worker processes must agree.
