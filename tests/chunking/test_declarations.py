@@ -354,6 +354,19 @@ def test_elixir_ignores_attributes_that_annotate_rather_than_name():
     assert not {"Shop.Cart.moduledoc", "Shop.Cart.doc", "Shop.Cart.spec"} & set(symbols)
 
 
+def test_elixir_other_unary_operators_on_a_call_name_nothing():
+    source = (
+        "defmodule M do\n"
+        "  @limit 3\n"
+        "  def run(xs) do\n"
+        "    if !valid?(xs), do: raise(ArgumentError)\n"
+        "    if not is_nil(xs), do: Enum.map(xs, &wrap(&1))\n"
+        "  end\n"
+        "end\n"
+    )
+    assert symbols_of("m.ex", source) == ["M", "M.limit", "M.run"]
+
+
 def test_c_include_guard_is_not_a_symbol_but_a_valued_macro_is():
     symbols = symbols_of("m.h", CASES["c"][1])
     assert "RING_H" not in symbols and "CAPACITY" in symbols

@@ -2,16 +2,17 @@
 ; Where a declaration sits is tested by `#parent-type?` (wherein's own predicate): one
 ; pattern with the test compiles in a fraction of the time of one pattern per parent.
 
-; Functions, returning values or pointers.
+; Functions, returning values or pointers: one pattern, the declarator's shapes an
+; alternation, as with every node type named more than once below.
 (function_definition
-  declarator: (function_declarator declarator: (identifier) @name)) @definition
-(function_definition
-  declarator: (pointer_declarator
-    declarator: (function_declarator declarator: (identifier) @name))) @definition
-(function_definition
-  declarator: (pointer_declarator
-    declarator: (pointer_declarator
-      declarator: (function_declarator declarator: (identifier) @name)))) @definition
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (pointer_declarator
+      declarator: (function_declarator declarator: (identifier) @name))
+    (pointer_declarator
+      declarator: (pointer_declarator
+        declarator: (function_declarator declarator: (identifier) @name)))
+  ]) @definition
 
 ; Types with a body. A `struct x` without one is a use, not a declaration. Inside a typedef
 ; only the typedef's name is captured (below), so the tag is not listed again as `node_t.node`.
@@ -20,11 +21,13 @@
   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition
   (#parent-type? @definition translation_unit preproc_if preproc_ifdef preproc_else
     preproc_elif declaration field_declaration))
-(type_definition declarator: (type_identifier) @name) @definition
 (type_definition
-  declarator: (function_declarator
-    declarator: (parenthesized_declarator
-      (pointer_declarator declarator: (type_identifier) @name)))) @definition
+  declarator: [
+    (type_identifier) @name
+    (function_declarator
+      declarator: (parenthesized_declarator
+        (pointer_declarator declarator: (type_identifier) @name)))
+  ]) @definition
 
 ; Macros with a value (an include guard has none and names nothing).
 (preproc_def name: (identifier) @name value: (preproc_arg)) @definition

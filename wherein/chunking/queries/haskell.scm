@@ -10,10 +10,11 @@
 ; An instance is named by its type, as a Rust impl is, so its methods read `Stack.insert`.
 (instance patterns: (type_patterns . (name) @name)) @definition
 (function name: (variable) @name) @definition
-; Signatures sit above their equations and carry the name of an operator too.
-(declarations (signature name: (variable) @name) @definition)
-(declarations (signature name: (prefix_id (operator) @name)) @definition)
+; Signatures sit above their equations and carry the name of an operator too; top-level
+; values (`maxDepth = 100`) are binds.
+(declarations [
+  (signature name: [(variable) @name (prefix_id (operator) @name)])
+  (bind name: (variable) @name)
+] @definition)
 (class_declarations (signature name: (variable) @name) @definition)
-; Top-level values: `maxDepth = 100`.
-(declarations (bind name: (variable) @name) @definition)
 (instance_declarations (bind name: (variable) @name) @definition)

@@ -1,7 +1,7 @@
 ; Declarations that name a chunk. @definition is the whole declaration, @name its name.
 ; class_declaration covers class, struct, enum, actor and extension (named by a user_type).
-(class_declaration name: (type_identifier) @name) @definition
-(class_declaration name: (user_type (type_identifier) @name)) @definition
+(class_declaration
+  name: [(type_identifier) @name (user_type (type_identifier) @name)]) @definition
 (protocol_declaration name: (type_identifier) @name) @definition
 (typealias_declaration name: (type_identifier) @name) @definition
 ; The grammar also labels a return type `name:`, hence the node type on each name.
