@@ -367,6 +367,31 @@ def test_elixir_other_unary_operators_on_a_call_name_nothing():
     assert symbols_of("m.ex", source) == ["M", "M.limit", "M.run"]
 
 
+def test_a_cpp_header_named_dot_h_is_parsed_as_cpp():
+    path, source, expected = CASES["cpp"]
+    language, _chunks = chunk_source("gfx.h", textwrap.dedent(source).lstrip("\n"))
+    assert language == "cpp"
+    assert symbols_of("gfx.h", source) == expected.split()
+
+
+def test_a_c_header_stays_c_whatever_its_comments_and_guards_say():
+    source = """
+        /* A ring buffer, after Rust's `std::collections::VecDeque`;
+           the class of errors it returns is below. */
+        #ifdef __cplusplus
+        extern "C" {
+        #endif
+        struct ring { int head; };
+        int ring_push(struct ring *r, int value);
+        #ifdef __cplusplus
+        }
+        #endif
+        """
+    language, _chunks = chunk_source("ring.h", textwrap.dedent(source).lstrip("\n"))
+    assert language == "c"
+    assert symbols_of("ring.h", source) == ["ring", "ring_push"]
+
+
 def test_c_include_guard_is_not_a_symbol_but_a_valued_macro_is():
     symbols = symbols_of("m.h", CASES["c"][1])
     assert "RING_H" not in symbols and "CAPACITY" in symbols

@@ -14,7 +14,7 @@ import bisect
 import itertools
 from dataclasses import dataclass
 
-from wherein.chunking.languages import definition_query, language_for, parser_for
+from wherein.chunking.languages import definition_query, language_for, language_of, parser_for
 from wherein.chunking.markdown import heading_rows, heading_text
 
 __all__ = ["Chunk", "chunk_source"]
@@ -64,7 +64,7 @@ def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
     lines = _split_lines(text)
     if not lines:
         return language_for(path) or "text", []
-    language = language_for(path)
+    language = language_of(path, text)
     if language == "markdown":
         return language, _build(lines, _markdown_spans(lines), (), "markdown")
     parser = parser_for(language) if language else None

@@ -1,6 +1,8 @@
 ; Declarations that name a chunk. @definition is the whole declaration, @name its name.
 ; Where a declaration sits is tested by `#parent-type?` (wherein's own predicate): one
-; pattern with the test compiles in a fraction of the time of one pattern per parent.
+; pattern with the test compiles in a fraction of the time of one pattern per parent. A
+; `declaration_list` is the body of `extern "C" {`, which a header's `#ifdef __cplusplus`
+; guard opens around all it declares.
 
 ; Functions, returning values or pointers: one pattern, the declarator's shapes an
 ; alternation, as with every node type named more than once below.
@@ -20,7 +22,7 @@
   (union_specifier name: (type_identifier) @name body: (field_declaration_list))
   (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition
   (#parent-type? @definition translation_unit preproc_if preproc_ifdef preproc_else
-    preproc_elif declaration field_declaration))
+    preproc_elif declaration_list declaration field_declaration))
 (type_definition
   declarator: [
     (type_identifier) @name
@@ -49,4 +51,4 @@
           declarator: (function_declarator declarator: (identifier) @name)))
     ]) @definition
   (#parent-type? @definition translation_unit preproc_if preproc_ifdef preproc_else
-    preproc_elif))
+    preproc_elif declaration_list))
