@@ -268,3 +268,28 @@ def test_an_index_of_the_previous_schema_keeps_its_vectors_in_the_new_tables(ind
         assert "WITHOUT ROWID" not in sql and "UNIQUE" in sql
     ids, matrix = store.vectors()
     assert len(ids) == len(before["chunks"]) and matrix.shape[0] == len(ids)
+
+
+def test_an_index_of_schema_6_chunks_its_c_headers_again(index_path, tmp_path):
+    header = "namespace gfx {\nclass Widget {\n public:\n  void draw();\n};\n}\n"
+    repo = write_tree(tmp_path / "cpp", {"gfx.h": header, "main.py": "def main():\n    pass\n"})
+    store = build(index_path, repo)
+    assert dict(store.conn.execute("SELECT path, language FROM files")) == {
+        "gfx.h": "cpp",
+        "main.py": "python",
+    }
+    # As the chunker before schema 7 left it: the header parsed as C, under a stat that holds.
+    store.conn.execute("UPDATE files SET language = 'c' WHERE path = 'gfx.h'")
+    store.conn.execute("UPDATE chunks SET symbols = '[]'")
+    store.conn.execute("PRAGMA user_version = 6")
+    store.close()
+
+    store = open_store(index_path)
+    report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    assert report.files_changed == 1
+    assert dict(store.conn.execute("SELECT path, language FROM files")) == {
+        "gfx.h": "cpp",
+        "main.py": "python",
+    }
+    symbols = {s for (s,) in store.conn.execute("SELECT symbols FROM chunks")}
+    assert '["gfx", "gfx.Widget", "gfx.Widget.draw"]' in symbols and "[]" in symbols
