@@ -392,6 +392,15 @@ def test_a_c_header_stays_c_whatever_its_comments_and_guards_say():
     assert symbols_of("ring.h", source) == ["ring", "ring_push"]
 
 
+def test_rust_impl_for_a_primitive_type_names_its_methods():
+    source = """
+        impl Describe for usize {
+            fn describe(&self) -> String { format!("{self}") }
+        }
+        """
+    assert symbols_of("m.rs", source) == ["usize", "usize.describe"]
+
+
 def test_c_include_guard_is_not_a_symbol_but_a_valued_macro_is():
     symbols = symbols_of("m.h", CASES["c"][1])
     assert "RING_H" not in symbols and "CAPACITY" in symbols

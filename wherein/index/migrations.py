@@ -120,12 +120,15 @@ def m006_vector_rows(conn: sqlite3.Connection) -> None:
         make_vector_rows(conn, table)
 
 
-def m007_rechunk_c_and_elixir(conn: sqlite3.Connection) -> None:
-    """C and Elixir files are chunked again: a C++ header named `.h` is now parsed as C++,
-    C names what `extern "C" {` encloses, and Elixir no longer reads `!f(x)` as a
-    declaration. Each is marked changed, as m004 marked every file; its chunks keep their
-    vectors wherever the embedded text is the same."""
-    conn.execute("UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language IN ('c', 'elixir')")
+def m007_rechunk_c_elixir_and_rust(conn: sqlite3.Connection) -> None:
+    """C, Elixir and Rust files are chunked again: a C++ header named `.h` is now parsed as
+    C++, C names what `extern "C" {` encloses, Elixir no longer reads `!f(x)` as a
+    declaration, and Rust names the methods of an `impl` for a primitive type. Each is
+    marked changed, as m004 marked every file; its chunks keep their vectors wherever the
+    embedded text is the same."""
+    conn.execute(
+        "UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language IN ('c', 'elixir', 'rust')"
+    )
 
 
 MIGRATIONS: list[Migration] = [
@@ -135,5 +138,5 @@ MIGRATIONS: list[Migration] = [
     m004_lexical_engine,
     m005_fast_tier,
     m006_vector_rows,
-    m007_rechunk_c_and_elixir,
+    m007_rechunk_c_elixir_and_rust,
 ]
