@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from wherein.chunking.languages import definition_query, language_for, language_of, parser_for
 from wherein.chunking.markdown import heading_rows, heading_text
 
-__all__ = ["Chunk", "chunk_source"]
+__all__ = ["Chunk", "Declaration", "chunk_source", "declarations"]
 
 # A chunk is meant to be read whole: the default excerpt shows 40 lines.
 MAX_CHUNK_LINES = 40
@@ -53,7 +53,10 @@ class _Span:
 
 
 @dataclass(frozen=True)
-class _Definition:
+class Declaration:
+    """A named declaration: its first row (0-based), its name qualified by the declarations
+    that enclose it (`Widget.draw`), and how many do."""
+
     row: int
     qualified: str
     depth: int
@@ -276,10 +279,15 @@ def _rows_beside(parent, child) -> int:
     return len(rows)
 
 
-def _definitions(root, language: str) -> list[_Definition]:
+def _definitions(root, language: str) -> list[Declaration]:
     query = definition_query(language)
-    if query is None:
-        return []
+    return [] if query is None else declarations(root, query)
+
+
+def declarations(root, query) -> list[Declaration]:
+    """The declarations a compiled declaration `query` finds under the syntax node `root`,
+    each named by what encloses it, in file order (scripts/bench_queries.py compares two
+    queries by them)."""
     from tree_sitter import QueryCursor
 
     names: dict[int, tuple[str, object]] = {}
@@ -304,7 +312,7 @@ def _definitions(root, language: str) -> list[_Definition]:
             if outer is not None:
                 path.append(outer[0])
             parent = parent.parent
-        found.append(_Definition(node.start_point.row, ".".join(reversed(path)), len(path) - 1))
+        found.append(Declaration(node.start_point.row, ".".join(reversed(path)), len(path) - 1))
     found.sort(key=lambda d: (d.row, d.depth))
     return found
 
@@ -342,10 +350,10 @@ def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
     return chunks
 
 
-def _symbols_in(inside: list[_Definition]) -> tuple[str, ...]:
+def _symbols_in(inside: list[Declaration]) -> tuple[str, ...]:
     # Distinct names first, then the cap: a Haskell signature and its equation, or a
     # function's clauses, are one name and must not crowd later names out.
-    first: dict[str, _Definition] = {}
+    first: dict[str, Declaration] = {}
     for d in inside:
         first.setdefault(d.qualified, d)
     inside = list(first.values())
