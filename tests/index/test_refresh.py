@@ -289,6 +289,7 @@ def test_search_with_a_new_embedder_warns_once_and_ranks_with_it(repo):
 def test_an_error_mid_refresh_keeps_what_was_committed_and_nothing_after(tmp_path, monkeypatch):
     """A Ctrl-C mid-refresh leaves the files of the last commit, and none prepared after."""
     monkeypatch.setattr(refresh_module, "COMMIT_EVERY_FILES", 4)
+    monkeypatch.setattr(refresh_module, "COMMIT_MIN_FILES", 4)
     files = {
         f"app/f{n:02d}.py": f"def func_{n}(value):\n    return value + {n}\n" for n in range(9)
     }
@@ -310,4 +311,25 @@ def test_an_error_mid_refresh_keeps_what_was_committed_and_nothing_after(tmp_pat
     report = refresh(store, repo)  # the next refresh writes the rest
     assert report.files_changed == 5
     assert len(chunk_rows(store)) == 9
+    store.close()
+
+
+def test_a_batch_below_the_commit_size_is_committed_an_eighth_at_a_time(tmp_path, monkeypatch):
+    """40 changed files, 200 a commit at most: each eighth (5 files) is committed as it is
+    prepared, so little is left to write once the last file is ready."""
+    monkeypatch.setattr(refresh_module, "COMMIT_MIN_FILES", 2)
+    files = {f"app/f{n:02d}.py": f"def func_{n}(value):\n    return {n}\n" for n in range(40)}
+    repo = write_tree(tmp_path / "repo", files)
+    store = open_store(index_dir(repo) / INDEX_FILE_NAME)
+
+    def stop_at_the_twelfth(stage: str, done: int, total: int) -> None:
+        if done == 12:  # commits came at 5 and 10
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        refresh_index(
+            store, [Root(repo)], max_file_bytes=LIMIT, workers=0, progress=stop_at_the_twelfth
+        )
+    kept = [path for (path,) in store.conn.execute("SELECT path FROM files ORDER BY path")]
+    assert kept == [f"app/f{n:02d}.py" for n in range(10)]
     store.close()

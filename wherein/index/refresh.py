@@ -49,6 +49,12 @@ __all__ = [
 # small enough that a crash loses little, large enough to keep SQLite fast.
 COMMIT_EVERY_FILES = 200
 COMMIT_EVERY_S = 2.0
+# A batch smaller than that is committed every eighth of it (at least this many files):
+# what is written after the workers' last file is written alone, while they are done. Two
+# hundred files were the whole of pydantic's package, so its first search waited 0.2 s
+# after the last file was chunked; an eighth at a time, 0.89x (paired over 10 rounds). The
+# standard library keeps 200: a commit every 0.1 s instead made its first search 1.16x.
+COMMIT_MIN_FILES = 16
 EMBED_BATCH = 64
 # Progress stages: "embed" for the configured model keeps the name the bar always showed.
 STAGE_OF_TIER = {"full": "embed", "fast": "fast"}
@@ -219,6 +225,7 @@ def refresh_index(
         if fast is not None:
             check_identity(store, fast, FAST)
         pieces = _QueryPieces(store, fast)
+        commit_every = max(COMMIT_MIN_FILES, min(COMMIT_EVERY_FILES, len(stale) // 8))
         prepared = prepare_files(
             stale,
             max_file_bytes=max_file_bytes,
@@ -235,7 +242,7 @@ def refresh_index(
                     batch.append(write)
                     changed += 1
                 waited = time.monotonic() - last_commit
-                if len(batch) >= COMMIT_EVERY_FILES or waited > COMMIT_EVERY_S:
+                if len(batch) >= commit_every or waited > COMMIT_EVERY_S:
                     flush()
                     pieces.write()
                 done += 1
