@@ -58,7 +58,7 @@ POOL_MIN_BYTES = 1 << 20
 # the ordered stream does not wait long behind one slow task.
 TASK_FILES = 8
 # Files submitted ahead of the one the caller is consuming. It must cover the
-# time the caller spends committing a batch (refresh commits every 200 files;
+# time the caller spends committing a batch (refresh commits every 200 files at most;
 # writing them took ~1 s on the stdlib), or the workers idle while it writes:
 # with 64 files in flight the pooled refresh was slower than in-process. It also
 # bounds memory: ~20 chunks a file, so ~10k chunks (tens of MB) at most.
