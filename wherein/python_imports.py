@@ -33,7 +33,12 @@ MAX_METADATA_BYTES = 16 << 20
 MAX_NAME_CHARS = 100
 METADATA_SUFFIXES = (".dist-info", ".egg-info")
 
-_FROM = re.compile(r"^[ \t]*from[ \t]+([A-Za-z_][A-Za-z0-9_]*)[A-Za-z0-9_.]*[ \t]+import\b", re.M)
+# The dotted rest begins at a dot: were it `[A-Za-z0-9_.]*` right after the name, the two
+# would share a long run of letters, and a line of them with no `import` would take
+# quadratic time.
+_FROM = re.compile(
+    r"^[ \t]*from[ \t]+([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z0-9_.]*)?[ \t]+import\b", re.M
+)
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

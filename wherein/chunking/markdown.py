@@ -8,13 +8,20 @@ __all__ = ["heading_rows", "heading_text"]
 
 _HEADING = re.compile(r"^ {0,3}#{1,6}\s+\S")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-# An optional closing sequence (`## Title ##`) needs a space before it; `C#` keeps its hash.
-_CLOSING_HASHES = re.compile(r"\s+#+\s*$")
 
 
 def heading_text(line: str) -> str:
-    """The words of an ATX heading line, without its `#` marks."""
-    return _CLOSING_HASHES.sub("", line.strip().lstrip("#")).strip()
+    """The words of an ATX heading line, without its `#` marks.
+
+    An optional closing sequence (`## Title ##`) needs a space before it; `C#` keeps its
+    hash. Cut with `rstrip`, not a pattern: `\\s+#+\\s*$` searched a heading of many
+    spaces and no closing hash in quadratic time (a hostile megabyte, hours).
+    """
+    words = line.strip().lstrip("#")
+    unclosed = words.rstrip("#")
+    if unclosed != words and (not unclosed or unclosed[-1].isspace()):
+        words = unclosed
+    return words.strip()
 
 
 def heading_rows(lines: list[str]) -> list[int]:
