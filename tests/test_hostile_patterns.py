@@ -35,6 +35,14 @@ HOSTILE = {
         f"imported_names('from ' + 'a' * {MEGABYTE} + '\\n')",
         "set()",
     ),
+    # Scripts are read up to 256 KB when extra source roots are suggested.
+    "a script's import specifiers": (
+        "import pathlib, tempfile\nfrom wherein.root_suggestions import suggest_roots\n"
+        "folder = pathlib.Path(tempfile.mkdtemp())\n"
+        "(folder / 'app.js').write_text('import' + ' ' * 250_000 + 'x')",
+        "suggest_roots(folder, [])",
+        "[]",
+    ),
     # A model's answer is read up to 64 KB: one key of spaces fills it (40 s before).
     "a reranking model's candidate keys": (
         "from wherein.ranking.rerank import parse_scores",

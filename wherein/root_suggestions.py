@@ -36,8 +36,12 @@ MAX_SCRIPT_BYTES = 256 * 1024
 # `python3 -c ...` through a version manager's shim can take a second; never hang on it.
 PYTHON_PROBE_TIMEOUT_S = 10.0
 _PURELIB = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
-# import x from 'y' / export ... from 'y' / import 'y' / require('y') / import('y')
-_SPECIFIER = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"'\s]+)["']""")
+# import x from 'y' / export ... from 'y' / import 'y' / require('y') / import('y'). The
+# spaces inside `import (` are the parenthesis's own: two `\s*` side by side took quadratic
+# time on a long run of spaces after `import`.
+_SPECIFIER = re.compile(
+    r"""(?:\bfrom\s*|\bimport\s*(?:\(\s*)?|\brequire\s*\(\s*)["']([^"'\s]+)["']"""
+)
 _PACKAGE = re.compile(r"^(@[\w.-]+/[\w.-]+|[\w.-]+)")
 
 
