@@ -101,9 +101,9 @@ def language_for(path: str) -> str | None:
 # A line only C++ starts this way: C++ headers are often named `.h`, and the C grammar
 # parsed 885 of 886 such headers (React Native's, Expo's) with errors, the C++ grammar
 # 84, naming `namespace` and `class` where it should have named the classes. `::` alone is
-# no sign: C headers write `std::slice` in comments. No two quantifiers here can take the
-# same characters: `namespace\s+[\w:]*\s*\{` took time quadratic in a run of spaces with
-# no brace after it (8,000 spaces 0.2 s; a hostile megabyte, an hour).
+# no sign: C headers write `std::slice` in comments. No two quantifiers side by side here
+# take the same characters: `namespace\s+[\w:]*\s*\{` took time quadratic in a run of
+# spaces with no brace after it (8,000 spaces 0.2 s; a hostile megabyte, an hour).
 CPP_LINE = re.compile(
     r"^[ \t]*(?:namespace(?:\s+[\w:]+)?\s*\{|template\s*<|class\s+\w+|"
     r"(?:public|private|protected)\s*:|using\s+namespace\b)",
