@@ -11,8 +11,9 @@ revision (`--old`) with this checkout's:
   2 s a run);
 - the declarations found in the files under each `--samples` folder, by both queries: each
   file where they differ is listed with what only one of them found. Real code in many
-  languages lies in Pygments' sdist (`tests/examplefiles`) and in npm packages (`npm pack
-  react-native expo-modules-core` hold Kotlin, Swift, C, C++ and TypeScript).
+  languages lies in Pygments' sdist (`pip download --no-binary :all: --no-deps pygments`,
+  its `tests/examplefiles`) and in npm packages (`npm pack react-native expo-modules-core`
+  hold Kotlin, Swift, C, C++ and TypeScript).
 
     python scripts/bench_queries.py --old HEAD~1 --samples /tmp/pygments-2.21.0/tests
     python scripts/bench_queries.py --old HEAD --language zig --language ruby --instructions
