@@ -392,6 +392,28 @@ def test_a_c_header_stays_c_whatever_its_comments_and_guards_say():
     assert symbols_of("ring.h", source) == ["ring", "ring_push"]
 
 
+@pytest.mark.parametrize(
+    ("first_line", "language"),
+    [
+        ("#!/bin/bash", "bash"),
+        ("#!/usr/bin/env -S python3.12 -u", "python"),
+        ("#! /usr/local/bin/ruby -w", "ruby"),
+        ("#!/usr/bin/awk -f", "text"),
+    ],
+)
+def test_a_script_with_no_extension_is_read_in_the_language_of_its_first_line(first_line, language):
+    body = {
+        "bash": "deploy() {\n  echo go\n}\n",
+        "python": "def deploy():\n    return 1\n",
+        "ruby": "def deploy\n  1\nend\n",
+        "text": "{ print $1 }\n",
+    }[language]
+    found, chunks = chunk_source("bin/deploy", f"{first_line}\n{body}")
+    assert found == language
+    assert [s for c in chunks for s in c.symbols] == ([] if language == "text" else ["deploy"])
+    assert chunk_source("notes.txt", f"{first_line}\n{body}")[0] == "text"  # an extension rules
+
+
 def test_rust_impl_for_a_primitive_type_names_its_methods():
     source = """
         impl Describe for usize {

@@ -270,26 +270,28 @@ def test_an_index_of_the_previous_schema_keeps_its_vectors_in_the_new_tables(ind
     assert len(ids) == len(before["chunks"]) and matrix.shape[0] == len(ids)
 
 
-def test_an_index_of_schema_6_chunks_its_c_headers_again(index_path, tmp_path):
-    header = "namespace gfx {\nclass Widget {\n public:\n  void draw();\n};\n}\n"
-    repo = write_tree(tmp_path / "cpp", {"gfx.h": header, "main.py": "def main():\n    pass\n"})
-    store = build(index_path, repo)
-    assert dict(store.conn.execute("SELECT path, language FROM files")) == {
-        "gfx.h": "cpp",
-        "main.py": "python",
+def test_an_index_of_schema_6_chunks_its_c_headers_and_scripts_again(index_path, tmp_path):
+    files = {
+        "gfx.h": "namespace gfx {\nclass Widget {\n public:\n  void draw();\n};\n}\n",
+        "bin/deploy": "#!/bin/sh\nship() {\n  echo shipped\n}\n",
+        "main.py": "def main():\n    pass\n",
+        "notes.txt": "Ship on Fridays.\n",
     }
-    # As the chunker before schema 7 left it: the header parsed as C, under a stat that holds.
+    repo = write_tree(tmp_path / "repo", files)
+    store = build(index_path, repo)
+    languages = {"gfx.h": "cpp", "bin/deploy": "bash", "main.py": "python", "notes.txt": "text"}
+    assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
+    # As the chunker before schema 7 left them: the header read as C, the script as text,
+    # under stats that hold.
     store.conn.execute("UPDATE files SET language = 'c' WHERE path = 'gfx.h'")
+    store.conn.execute("UPDATE files SET language = 'text' WHERE path = 'bin/deploy'")
     store.conn.execute("UPDATE chunks SET symbols = '[]'")
     store.conn.execute("PRAGMA user_version = 6")
     store.close()
 
     store = open_store(index_path)
     report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
-    assert report.files_changed == 1
-    assert dict(store.conn.execute("SELECT path, language FROM files")) == {
-        "gfx.h": "cpp",
-        "main.py": "python",
-    }
+    assert report.files_changed == 2  # neither main.py nor notes.txt is read again
+    assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
     symbols = {s for (s,) in store.conn.execute("SELECT symbols FROM chunks")}
-    assert '["gfx", "gfx.Widget", "gfx.Widget.draw"]' in symbols and "[]" in symbols
+    assert {'["gfx", "gfx.Widget", "gfx.Widget.draw"]', '["ship"]', "[]"} <= symbols

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 __all__ = [
     "CODE_LANGUAGES",
     "EXTENSIONS",
+    "INTERPRETERS",
     "definition_query",
     "language_for",
     "language_of",
@@ -111,12 +112,52 @@ CPP_LINE = re.compile(
 )
 
 
+# A script with no extension (`bin/deploy`, `configure`) says its language on its first line:
+# `#!/bin/sh`, `#!/usr/bin/env -S python3 -u`. The interpreter's name, version digits cut
+# (`python3.12`, `pypy3`), to the grammar that parses it.
+INTERPRETERS: dict[str, str] = {
+    "ash": "bash",
+    "bash": "bash",
+    "dash": "bash",
+    "elixir": "elixir",
+    "ksh": "bash",
+    "lua": "lua",
+    "luajit": "lua",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "perl": "perl",
+    "php": "php",
+    "pypy": "python",
+    "python": "python",
+    "ruby": "ruby",
+    "sh": "bash",
+    "zsh": "bash",
+}
+# The most of a first line read for its interpreter.
+SHEBANG_CHARS = 200
+_INTERPRETER_NAME = re.compile(r"[a-z]+")
+
+
 def language_of(path: str, text: str) -> str | None:
-    """`language_for(path)`, except that a `.h` file written in C++ is C++."""
+    """`language_for(path)`, except that a `.h` file written in C++ is C++ and a script with
+    no extension is in the language its `#!` line names."""
     language = language_for(path)
     if language == "c" and path[-2:].lower() == ".h" and CPP_LINE.search(text):
         return "cpp"
+    if language is None and text.startswith("#!") and not PurePosixPath(path).suffix:
+        return _interpreted(text[2:SHEBANG_CHARS].split("\n", 1)[0])
     return language
+
+
+def _interpreted(command: str) -> str | None:
+    """The language of a `#!` line's command (what follows the `#!`), if one is known."""
+    words = command.split()
+    if words and words[0].rsplit("/", 1)[-1] == "env":  # `env [-S] [NAME=value] python3`
+        words = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+    if not words:
+        return None
+    name = _INTERPRETER_NAME.match(words[0].rsplit("/", 1)[-1])
+    return INTERPRETERS.get(name.group()) if name else None
 
 
 @cache

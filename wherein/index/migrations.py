@@ -120,14 +120,19 @@ def m006_vector_rows(conn: sqlite3.Connection) -> None:
         make_vector_rows(conn, table)
 
 
-def m007_rechunk_c_elixir_and_rust(conn: sqlite3.Connection) -> None:
-    """C, Elixir and Rust files are chunked again: a C++ header named `.h` is now parsed as
-    C++, C names what `extern "C" {` encloses, Elixir no longer reads `!f(x)` as a
-    declaration, and Rust names the methods of an `impl` for a primitive type. Each is
-    marked changed, as m004 marked every file; its chunks keep their vectors wherever the
+def m007_rechunk_changed_languages(conn: sqlite3.Connection) -> None:
+    """The files the chunker now reads otherwise are chunked again: a C++ header named `.h`
+    is parsed as C++, C names what `extern "C" {` encloses, Elixir no longer reads `!f(x)`
+    as a declaration, Rust names the methods of an `impl` for a primitive type, and a script
+    with no extension is parsed in the language of its `#!` line (it was plain text). Each
+    is marked changed, as m004 marked every file; its chunks keep their vectors wherever the
     embedded text is the same."""
+    # A file name's part after its first character holds no dot: `deploy`, `.bashrc`.
+    name = "replace(path, rtrim(path, replace(path, '/', '')), '')"
     conn.execute(
-        "UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language IN ('c', 'elixir', 'rust')"
+        "UPDATE files SET sha256 = '', mtime_ns = -1 "
+        "WHERE language IN ('c', 'elixir', 'rust') "
+        f"OR (language = 'text' AND instr(substr({name}, 2), '.') = 0)"
     )
 
 
@@ -138,5 +143,5 @@ MIGRATIONS: list[Migration] = [
     m004_lexical_engine,
     m005_fast_tier,
     m006_vector_rows,
-    m007_rechunk_c_elixir_and_rust,
+    m007_rechunk_changed_languages,
 ]
