@@ -31,6 +31,9 @@ def test_every_query_file_and_the_grammars_that_borrow_one_are_listed(bench):
     assert new["tsx"] == new["typescript"] and "@definition" in new["tsx"]
 
 
+@pytest.mark.skipif(
+    not (SCRIPTS.parent / ".git").exists(), reason="a checkout without its git history"
+)
 def test_the_queries_of_a_revision_are_read_from_git(bench):
     old = bench.old_queries("HEAD", ["ruby", "tsx"])
     assert "singleton_method" in old["ruby"] and "@definition" in old["tsx"]
@@ -52,7 +55,9 @@ def test_a_query_that_lost_a_pattern_is_caught_in_the_samples(bench, tmp_path):
 
 def test_compiling_is_timed_for_each_language(bench):
     text = bench.new_queries(["python"])["python"]
-    assert 0 < bench.compile_seconds("python", text, 2) < 10
+    assert bench.compile_seconds("python", text, 2) > 0
+    with pytest.raises(Exception, match="Invalid node type"):  # a query the grammar refuses
+        bench.compile_seconds("python", "(no_such_node) @definition", 1)
 
 
 def test_it_refuses_to_start_without_a_revision_or_with_bad_arguments(bench, capsys, tmp_path):
