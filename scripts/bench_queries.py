@@ -177,8 +177,9 @@ def differences(
         files += 1
         found += len(after)
         if before != after:
-            only_old = [d for d in before if d not in set(after)]
-            only_new = [d for d in after if d not in set(before)]
+            kept_before, kept_after = set(before), set(after)
+            only_old = [d for d in before if d not in kept_after]
+            only_new = [d for d in after if d not in kept_before]
             differing.append((path, only_old, only_new))
     return files, found, differing
 
@@ -229,8 +230,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path, only_old, only_new in differing:
             print(f"differs: {path}")
             for label, shown in (("only old", only_old), ("only new", only_new)):
-                names = ", ".join(f"{d.qualified} (line {d.row + 1})" for d in shown[:5])
-                print(f"  {label}: {names or 'none'}{' ...' if len(shown) > 5 else ''}")
+                listed = ", ".join(f"{d.qualified} (line {d.row + 1})" for d in shown[:5])
+                print(f"  {label}: {listed or 'none'}{' ...' if len(shown) > 5 else ''}")
         print(f"{files} files compared, {found} declarations found, {len(differing)} differ")
     return 0
 
