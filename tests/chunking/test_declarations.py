@@ -423,6 +423,23 @@ def test_rust_impl_for_a_primitive_type_names_its_methods():
     assert symbols_of("m.rs", source) == ["usize", "usize.describe"]
 
 
+def test_cpp_qualified_and_specialized_names_name_their_class_and_function():
+    source = """
+        template <> constexpr int ordinalCount<Align>() { return 11; }
+        bool Object::isHostObject<HostObject>(Runtime& rt) const { return true; }
+        Outer::Inner::Leaf::Leaf(int pageId) : pageId_(pageId) {}
+        std::string* Box<T>::label() { return nullptr; }
+        const Item& ns::Shelf::at(int i) const { return items_[i]; }
+        """
+    assert symbols_of("m.cpp", source) == [
+        "ordinalCount",
+        "Object.isHostObject",
+        "Leaf.Leaf",
+        "Box.label",
+        "Shelf.at",
+    ]
+
+
 def test_c_include_guard_is_not_a_symbol_but_a_valued_macro_is():
     symbols = symbols_of("m.h", CASES["c"][1])
     assert "RING_H" not in symbols and "CAPACITY" in symbols

@@ -273,13 +273,20 @@ def test_an_index_of_the_previous_schema_keeps_its_vectors_in_the_new_tables(ind
 def test_an_index_of_schema_6_chunks_its_c_headers_and_scripts_again(index_path, tmp_path):
     files = {
         "gfx.h": "namespace gfx {\nclass Widget {\n public:\n  void draw();\n};\n}\n",
+        "gfx.cpp": "void gfx::Widget::draw() {}\n",
         "bin/deploy": "#!/bin/sh\nship() {\n  echo shipped\n}\n",
         "main.py": "def main():\n    pass\n",
         "notes.txt": "Ship on Fridays.\n",
     }
     repo = write_tree(tmp_path / "repo", files)
     store = build(index_path, repo)
-    languages = {"gfx.h": "cpp", "bin/deploy": "bash", "main.py": "python", "notes.txt": "text"}
+    languages = {
+        "gfx.h": "cpp",
+        "gfx.cpp": "cpp",
+        "bin/deploy": "bash",
+        "main.py": "python",
+        "notes.txt": "text",
+    }
     assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
     # As the chunker before schema 7 left them: the header read as C, the script as text,
     # under stats that hold.
@@ -291,7 +298,8 @@ def test_an_index_of_schema_6_chunks_its_c_headers_and_scripts_again(index_path,
 
     store = open_store(index_path)
     report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
-    assert report.files_changed == 2  # neither main.py nor notes.txt is read again
+    assert report.files_changed == 3  # neither main.py nor notes.txt is read again
     assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
     symbols = {s for (s,) in store.conn.execute("SELECT symbols FROM chunks")}
-    assert {'["gfx", "gfx.Widget", "gfx.Widget.draw"]', '["ship"]', "[]"} <= symbols
+    restored = {'["gfx", "gfx.Widget", "gfx.Widget.draw"]', '["Widget.draw"]', '["ship"]', "[]"}
+    assert restored <= symbols
