@@ -430,6 +430,9 @@ def test_cpp_qualified_and_specialized_names_name_their_class_and_function():
         Outer::Inner::Leaf::Leaf(int pageId) : pageId_(pageId) {}
         std::string* Box<T>::label() { return nullptr; }
         const Item& ns::Shelf::at(int i) const { return items_[i]; }
+        unsigned Counter::hits = 0;
+        bool operator==(const Item& a, const Item& b);
+        static const char* names[2] = {"a", "b"};
         """
     assert symbols_of("m.cpp", source) == [
         "ordinalCount",
@@ -437,6 +440,9 @@ def test_cpp_qualified_and_specialized_names_name_their_class_and_function():
         "Leaf.Leaf",
         "Box.label",
         "Shelf.at",
+        "Counter.hits",
+        "operator==",
+        "names",
     ]
 
 

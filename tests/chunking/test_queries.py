@@ -61,7 +61,7 @@ def test_query_captures_definition_and_name_in_every_pattern(name):
     assert "@definition" in source and "@name" in source
     names = {query.capture_name(i) for i in range(query.capture_count)}
     assert {"definition", "name"} <= names
-    known = {"definition", "name", "qualified_name", "receiver"}
+    known = {"declarator", "definition", "name", "qualified_name", "receiver"}
     assert names <= known | {n for n in names if n.startswith("_")}
 
 

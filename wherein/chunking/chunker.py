@@ -298,6 +298,9 @@ def declarations(root, query) -> list[Declaration]:
         qualified = captures.get("qualified_name")
         if qualified:
             name, receiver = _unqualified(qualified[0])
+        declarator = captures.get("declarator")
+        if declarator:
+            name, receiver = _unqualified(_declared(declarator[0]))
         if definition and name:
             node = definition[0]
             text = name[0].text.decode("utf-8", errors="replace")
@@ -334,6 +337,19 @@ def _unqualified(node) -> tuple[list, list | None]:
             receiver = [scope.child_by_field_name("name") or scope]
         node = inner
     return [node], receiver
+
+
+def _declared(node):
+    """The name a @declarator capture declares, a C or C++ declarator (`*name[4] = {0}`,
+    `&name`, `(*name)(int)`): its `declarator` fields followed down, and the one part of
+    a declarator that has no such field (`&name`, `(name)`)."""
+    while True:
+        inner = node.child_by_field_name("declarator")
+        if inner is None and node.type.endswith("_declarator") and node.named_child_count:
+            inner = node.named_children[-1]
+        if inner is None:
+            return node
+        node = inner
 
 
 def _predicate(name: str, args, _pattern: int, captures) -> bool:
