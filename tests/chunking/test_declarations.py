@@ -433,6 +433,8 @@ def test_cpp_qualified_and_specialized_names_name_their_class_and_function():
         unsigned Counter::hits = 0;
         bool operator==(const Item& a, const Item& b);
         static const char* names[2] = {"a", "b"};
+        template <typename T> constexpr bool is_small_v = sizeof(T) < 8;
+        template <typename T> int rank_of();
         """
     assert symbols_of("m.cpp", source) == [
         "ordinalCount",
@@ -443,6 +445,8 @@ def test_cpp_qualified_and_specialized_names_name_their_class_and_function():
         "Counter.hits",
         "operator==",
         "names",
+        "is_small_v",
+        "rank_of",
     ]
 
 

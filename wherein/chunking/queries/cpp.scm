@@ -53,4 +53,5 @@
 ((declaration
     declarator: [(identifier) (init_declarator) (array_declarator) (function_declarator)
                  (pointer_declarator) (reference_declarator)] @declarator) @definition
-  (#parent-type? @definition translation_unit declaration_list preproc_if preproc_ifdef))
+  (#parent-type? @definition translation_unit declaration_list preproc_if preproc_ifdef
+                template_declaration))
