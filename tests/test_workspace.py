@@ -269,6 +269,32 @@ def test_names_with_a_newline_or_invalid_utf8_are_indexed_and_searchable(tmp_pat
         assert json.loads(text.encode("utf-8").decode("utf-8"))["results"][0]["path"] == expected
 
 
+def test_a_name_not_utf8_shown_as_another_name_is_reported_and_the_rest_indexed(tmp_path):
+    # `d\xff` the byte and `d\xff` written out show alike; the index keys files by what it
+    # shows, and two rows with one key failed the whole refresh of the repository.
+    root = tmp_path / "repo"
+    raw = os.fsencode(root)
+    for folder in (b"d\xff", b"d\\xff"):
+        os.makedirs(raw + b"/" + folder)
+        with open(raw + b"/" + folder + b"/m.py", "w") as handle:
+            handle.write(f"def walrus_{len(folder)}():\n    return 1\n")
+    for name in (b"bad\xff.py", b"bad\\xff.py", b"ok.py"):
+        with open(raw + b"/" + name, "w") as handle:
+            handle.write(f"def heron_{len(name)}():\n    return 1\n")
+
+    files, report = walked(root)
+    assert files == {"d\\xff/m.py", "bad\\xff.py", "ok.py"}
+    assert sorted(item.split(" ")[0] for item in report.unreadable) == ["bad\\xff.py", "d\\xff"]
+    assert all("rename one" in item for item in report.unreadable)
+
+    store, summary = refresh(tmp_path, root)
+    assert {p for (p,) in store.conn.execute("SELECT path FROM files")} == files
+    kept = "SELECT c.text FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?"
+    assert "walrus_5" in store.conn.execute(kept, ("d\\xff/m.py",)).fetchone()[0]  # written out
+    store.close()
+    assert search_paths(root, "heron_5")[0] == "ok.py"
+
+
 def test_missing_workspace_and_file_as_workspace_are_clear_errors(tmp_path):
     with pytest.raises(WorkspaceError, match="does not exist"):
         resolve_workspace(tmp_path / "nope")

@@ -214,9 +214,21 @@ def _list_folder(
         rules = rules.with_files(raw_dir, ignore_files, report)
         files: list[FileEntry] = []
         subdirs = []
+        # A name that is not UTF-8 is shown with `\xNN` escapes, which a name written with
+        # those very characters shows too: the index keys files by what it shows, so of two
+        # such names the one that is UTF-8 (else the first) is kept and the other reported.
+        shown_names = {entry.name for entry in entries if display_name(entry.name) == entry.name}
         for entry in entries:
             name = display_name(entry.name)
             rel = f"{rel_dir}/{name}" if rel_dir else name
+            if name != entry.name:
+                if name in shown_names:
+                    report.unreadable.append(
+                        f"{root.display(rel)} (a name that is not UTF-8, shown as another "
+                        "entry of its folder is named: rename one of them)"
+                    )
+                    continue
+                shown_names.add(name)
             raw = raw_dir + b"/" + os.fsencode(entry.name) if raw_dir else os.fsencode(entry.name)
             try:
                 if entry.is_symlink():
