@@ -133,13 +133,14 @@ def _finish(session: RecallSession, action: str, parts: _Parts) -> RecallOutcome
     if news is not None and "job" not in parts.fields:
         parts.fields["job"] = news.snapshot()
         lines = [news.describe(), *lines]
-    if "warnings" in parts.fields:
-        parts.fields["warnings"] = [one_line(warning) for warning in parts.fields["warnings"]]
     shown = [one_line(line) for line in lines]
     if parts.fence is not None:
         shown.append(parts.fence)
     text = "\n".join(shown)
-    structured: dict[str, Any] = {"text": text, "action": action, "ok": parts.ok, **parts.fields}
+    # Hosts hand the model the structured fields too, outside the fence: each string in
+    # them (a path, a folder, a setting a repository wrote) is escaped as the text shows it.
+    fields = {key: _escaped(value) for key, value in parts.fields.items()}
+    structured: dict[str, Any] = {"text": text, "action": action, "ok": parts.ok, **fields}
     returned = len(json.dumps(structured, ensure_ascii=False))
     session.meter.record(action, returned, parts.source_chars, ok=parts.ok)
     append_usage_row(
@@ -160,6 +161,17 @@ def _finish(session: RecallSession, action: str, parts: _Parts) -> RecallOutcome
         if action == "status":  # a search's model reads the line; the figures are for status
             structured["usage"] = usage
     return RecallOutcome(structured, is_error=not parts.ok)
+
+
+def _escaped(value: Any) -> Any:
+    """`value` with every string in it, at any depth, made one safe line (`one_line`)."""
+    if isinstance(value, str):
+        return one_line(value)
+    if isinstance(value, dict):
+        return {key: _escaped(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_escaped(item) for item in value]
+    return value
 
 
 async def _search(session, settings: Settings, args, _progress) -> _Parts:
