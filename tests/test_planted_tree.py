@@ -19,6 +19,7 @@ from tests.helpers import HashingEmbedder, write_tree
 from tests.index.processes import run_wherein, wherein_command
 from tests.plugin.conftest import run_session
 from wherein.config import load_settings
+from wherein.gitignore import MAX_WILDCARD_LINES
 from wherein.index.refresh import refresh_index
 from wherein.index.store import open_store
 from wherein.search import run_search
@@ -267,8 +268,8 @@ def test_a_line_with_too_many_stars_is_skipped_by_name_and_quoted_short(tmp_path
     ]
 
 
-def test_past_ten_thousand_wildcard_lines_for_one_folder_the_later_ones_are_skipped(tmp_path):
-    never = "".join(f"*never{n}*\n" for n in range(9_999))
+def test_past_the_cap_of_wildcard_lines_for_one_folder_the_later_ones_are_skipped(tmp_path):
+    never = "".join(f"*never{n}*\n" for n in range(MAX_WILDCARD_LINES - 1))
     root = write_tree(
         tmp_path / "repo",
         {
@@ -276,21 +277,21 @@ def test_past_ten_thousand_wildcard_lines_for_one_folder_the_later_ones_are_skip
             "sub/.gitignore": "x*.tmp\ny*.bak\nsecret.py\nz*.cfg\n*.log\n",
             "other/.gitignore": "y*.bak\n",
             "top.py": "x",
-            "sub/x1.tmp": "the 10,000th wildcard line applies",
-            "sub/y1.bak": "the 10,001st does not",
+            "sub/x1.tmp": "the last wildcard line within the cap applies",
+            "sub/y1.bak": "the first past it does not",
             "sub/secret.py": "a literal line past the cap still applies",
             "sub/z1.cfg": "nor any wildcard line after it",
             "sub/a.log": "nor a `*.ext` line",
             "sub/ok.py": "x",
-            "other/y1.bak": "a sibling folder has its own 10,000",
+            "other/y1.bak": "a sibling folder has a cap of its own",
         },
     )
     files, report = walked(root)
     assert sorted(files) == ["sub/ok.py", "sub/y1.bak", "sub/z1.cfg", "top.py"]
     assert report.warnings == [
         "Skipped line 2 of sub/.gitignore ('y*.bak') and the wildcard lines after it: more "
-        "than 10,000 wildcard lines apply to this folder; write the rest as literal names or "
-        "`*.ext` lines, which have no limit."
+        f"than {MAX_WILDCARD_LINES:,} wildcard lines apply to this folder; write the rest as "
+        "literal names or `*.ext` lines, which have no limit."
     ]
 
 
