@@ -209,6 +209,16 @@ def test_status_json_leaves_an_existing_index_unchanged(capsys, repo, static):
     assert path.read_bytes() == before
 
 
+def test_status_shows_no_fast_tier_when_the_configured_model_is_the_fast_one(
+    capsys, repo, static
+):
+    assert cli(capsys, "index", "--workspace", str(repo))[0] == 0
+    code, out, _ = cli(capsys, "status", "--workspace", str(repo))
+    assert code == 0
+    assert "embedder   static:" in out
+    assert "fast tier" not in out and "None" not in out
+
+
 @pytest.mark.parametrize("name", ["home#1", "home?x=1", "home%20"])
 def test_status_and_indexes_read_an_index_whose_path_looks_like_uri_syntax(
     capsys, repo, static, tmp_path, monkeypatch, name

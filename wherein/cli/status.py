@@ -23,6 +23,7 @@ __all__ = ["handle_status"]
 
 def handle_status(args: argparse.Namespace) -> int:
     from wherein.embedding.probe import describe_embedder
+    from wherein.embedding.registry import fast_tier_identity
     from wherein.index.status import read_status
     from wherein.roots import plan_roots
     from wherein.scope import marker_names, resolve_scope
@@ -65,8 +66,10 @@ def handle_status(args: argparse.Namespace) -> int:
     show(f"chunks     {index.chunks} ({index.pending_chunks} waiting for a vector)")
     show(f"embedder   {index.embedder or '(none yet)'}")
     fast = index.fast_tier
-    if fast and (fast["model"] or fast["pending"]):
-        show(f"fast tier  {fast['chunks']} chunks, {fast['pending']} waiting ({fast['model']})")
+    # No fast tier of its own when the configured model is that model (`static`).
+    if fast and (fast["model"] or (fast["pending"] and fast_tier_identity(settings))):
+        model = fast["model"] or "none written yet"
+        show(f"fast tier  {fast['chunks']} chunks, {fast['pending']} waiting ({model})")
     _print_scopes(scope, index, plan.problems, settings["scope.focus_markers"])
     return 0
 
