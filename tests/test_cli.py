@@ -209,9 +209,7 @@ def test_status_json_leaves_an_existing_index_unchanged(capsys, repo, static):
     assert path.read_bytes() == before
 
 
-def test_status_shows_no_fast_tier_when_the_configured_model_is_the_fast_one(
-    capsys, repo, static
-):
+def test_status_shows_no_fast_tier_when_the_configured_model_is_the_fast_one(capsys, repo, static):
     assert cli(capsys, "index", "--workspace", str(repo))[0] == 0
     code, out, _ = cli(capsys, "status", "--workspace", str(repo))
     assert code == 0
