@@ -26,7 +26,7 @@ from wherein.errors import IndexError_, UsageError
 from wherein.index.store import Store
 from wherein.index.tiers import FAST, FULL
 from wherein.retrieval.selection import top_k
-from wherein.untrusted import echo
+from wherein.untrusted import echo, one_line
 
 __all__ = ["Origin", "Place", "find_origin", "parse_place", "related_orders"]
 
@@ -135,6 +135,12 @@ def _find_file(store: Store, workspace: Path, file: str) -> tuple[int, str, str 
     row = conn.execute("SELECT id, path, skipped FROM files WHERE path = ?", (name,)).fetchone()
     if row is not None:
         return int(row[0]), row[1], row[2]
+    if "\\" in name:  # a name with a control character, as results show it: `a\x0ab.py`
+        shown = [
+            r for r in conn.execute("SELECT id, path, skipped FROM files") if one_line(r[1]) == name
+        ]
+        if len(shown) == 1:
+            return int(shown[0][0]), shown[0][1], shown[0][2]
     for candidate in _on_disk(workspace, file):
         row = conn.execute(
             "SELECT id, path, skipped FROM files WHERE fs_path = ?", (os.fsencode(candidate),)
