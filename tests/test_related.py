@@ -79,9 +79,7 @@ def test_a_place_may_be_written_as_results_show_it_or_as_a_path(capsys, repo, pl
     assert payload["origin"]["symbols"] == ["circle_area"]
 
 
-def test_a_file_whose_name_holds_a_control_character_is_named_as_results_show_it(
-    capsys, repo
-):
+def test_a_file_whose_name_holds_a_control_character_is_named_as_results_show_it(capsys, repo):
     (repo / "net" / "two\nlines.py").write_text(_function("parse_lines", "split lines"))
     assert cli(capsys, "index", "--workspace", str(repo))[0] == 0
     payload = related_json(capsys, repo, "net/two\\x0alines.py:2")
