@@ -121,6 +121,23 @@ def test_search_falls_back_when_the_endpoint_stalls_on_the_query_itself(repo, se
     assert any("did not answer within 0.5 s" in w for w in result.warnings)
 
 
+def test_search_falls_back_when_the_endpoint_answers_with_a_redirect(
+    repo, server, use_endpoint, canary, capsys
+):
+    """A redirect (a proxy's login page) is a model that does not answer: never followed,
+    and the search answers without it, as for a wedged one; the CLI exits 0."""
+    use_endpoint(server.url)
+    build_index(repo, load_settings(repo))
+    moved = Reply(302, b"", {"Location": f"http://127.0.0.1:{canary.port}/login"})
+    server.queue.extend([moved] * 4)  # the probe and the query, for each of the two searches
+    result = run_search("parse_cookie", workspace=repo, settings=load_settings(repo))
+    assert result.hits[0].path == "app/cookies.py"
+    assert any("redirect" in w for w in result.warnings)
+    assert main(["search", "parse_cookie", "--workspace", str(repo), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["path"] == "app/cookies.py"
+    assert canary.connections == 0
+
+
 def test_index_with_an_unreachable_endpoint_leaves_chunks_pending_and_counts_them(
     repo, use_endpoint, capsys
 ):

@@ -11,7 +11,7 @@ from tests.embedding.fake_server import Canary, FakeEmbeddingServer, Reply
 from wherein.embedding.ollama import OllamaEmbedder
 from wherein.endpoint.client import build_client
 from wherein.endpoint.guard import open_endpoint
-from wherein.errors import ConfigError
+from wherein.errors import EmbedderError
 
 
 @pytest.mark.parametrize(
@@ -23,7 +23,7 @@ def test_a_redirect_is_not_followed_and_names_its_host(http_settings, server, ca
     embedder = OllamaEmbedder(http_settings(api_base=server.url))
     target = location.format(port=canary.port)
     server.queue.append(Reply(307, b"", {"Location": target}))
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(EmbedderError) as caught:
         embedder.embed(["def handler(): pass"])
     assert f"'{httpx.URL(target).host}'" in str(caught.value)
     assert "redirect" in str(caught.value)
@@ -32,7 +32,7 @@ def test_a_redirect_is_not_followed_and_names_its_host(http_settings, server, ca
 
 def test_a_redirect_to_another_machine_sends_nothing_there(http_settings, server, canary):
     server.queue.append(Reply(302, b"", {"Location": "http://evil.example/collect"}))
-    with pytest.raises(ConfigError, match="'evil.example'"):
+    with pytest.raises(EmbedderError, match="'evil.example'"):
         OllamaEmbedder(http_settings(api_base=server.url))
     assert canary.connections == 0
     assert len(server.requests) == 1

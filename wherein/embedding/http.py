@@ -23,7 +23,7 @@ from wherein.embedding.base import EmbedderIdentity, normalize_rows
 from wherein.endpoint.client import build_client
 from wherein.endpoint.guard import open_endpoint
 from wherein.endpoint.transport import request_deadline
-from wherein.errors import ConfigError, EmbedderError, EndpointUnreachable
+from wherein.errors import EmbedderError, EndpointUnreachable
 from wherein.redaction import server_text
 from wherein.settings import Settings
 
@@ -91,8 +91,8 @@ class HttpEmbedder:
 
         Raises:
             EndpointUnreachable: the server refused, timed out or broke off.
-            EmbedderError: it answered with an error or a malformed answer.
-            ConfigError: it answered with a redirect.
+            EmbedderError: it answered with an error, a malformed answer or a redirect (never
+                followed: a search ranks without this model, as when it does not answer).
         """
         if not texts:
             return np.zeros((0, self.dimension or 0), dtype=np.float32)
@@ -188,13 +188,13 @@ class HttpEmbedder:
                 raise self._malformed(f"an answer larger than {MAX_RESPONSE_BYTES >> 20} MiB")
         return bytes(body)
 
-    def _redirect_error(self, response: httpx.Response) -> ConfigError:
+    def _redirect_error(self, response: httpx.Response) -> EmbedderError:
         location = response.headers.get("location", "")
         try:
             target = urlsplit(location).hostname or self.endpoint.host
         except ValueError:
             target = location
-        return ConfigError(
+        return EmbedderError(
             f"The embedding endpoint {self.endpoint.base_url} answered with a redirect "
             f"(HTTP {response.status_code}) to the host '{self._clean(target)}', which wherein "
             "never follows: set embedding.api_base to the address that answers itself."
