@@ -42,6 +42,7 @@ __all__ = [
     "NoSuchWorkspace",
     "ModelTimeout",
     "UsageError",
+    "VectorsDamaged",
     "WhereinError",
     "WorkspaceError",
 ]
@@ -94,6 +95,18 @@ class IndexBusy(IndexError_):
 
 class IndexUnwritable(IndexError_):
     """The index or its directory cannot be written (permissions, disk full)."""
+
+
+class VectorsDamaged(IndexError_):
+    """A tier's vectors hold a row that is not a unit vector: damaged since they were written
+    (a cache file's bytes, or the index's own)."""
+
+    def __init__(self, tier: str) -> None:
+        super().__init__(
+            f"The {tier} tier's stored vectors are damaged (a row is not a unit vector). "
+            "Move the index aside and build it again: wherein forget, then wherein index."
+        )
+        self.tier = tier
 
 
 class EmbedderError(WhereinError):

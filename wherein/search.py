@@ -17,6 +17,7 @@ from pathlib import Path
 from wherein.code_ranking import rank_chunks, rank_related, scope_notice
 from wherein.config import Settings
 from wherein.embedding.base import Embedder
+from wherein.errors import VectorsDamaged
 from wherein.file_filter import FileFilter
 from wherein.hits import Hit, SearchResult
 from wherein.index.location import INDEX_FILE_NAME
@@ -188,6 +189,30 @@ def _run(
             if resident is not None:
                 resident.drop_store()
             return _search_index(request, models, steps, resident, verify=True)
+        except VectorsDamaged as err:
+            # A vector cache whose bytes changed after it was written (its header and size
+            # hold): moved aside, and the search runs again on the index's own vectors. The
+            # same damage again is in the index itself: VectorsDamaged says to rebuild it.
+            said = _discard_vector_cache(request, resident, err.tier)
+            request = replace(request, warnings=[*request.warnings, *said])
+            return _search_index(request, models, steps, resident, verify=False)
+
+
+def _discard_vector_cache(
+    request: SearchRequest, resident: ResidentIndex | None, tier: str
+) -> list[str]:
+    """Move the tier's cache aside and forget all that was read from it; what was done."""
+    path = request.index_directory / INDEX_FILE_NAME
+    store = resident.store(path, False) if resident is not None else open_store(path)
+    try:
+        said = store.discard_vector_cache(TIERS[tier])
+        store.notice = None  # said in the search's warnings, not again by the next one
+        return said
+    finally:
+        if resident is not None:
+            resident.drop_store()
+        else:
+            store.close()
 
 
 def _search_index(

@@ -18,12 +18,12 @@ import numpy as np
 from wherein.config import Settings
 from wherein.embedding.base import Embedder
 from wherein.embedding.registry import fast_tier_identity
-from wherein.errors import EmbedderError
+from wherein.errors import EmbedderError, VectorsDamaged
 from wherein.index.query_vectors import QueryVectors
 from wherein.index.store import Store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.ranking.quantized_rows import QuantizedRows, best_rows
-from wherein.ranking.vector import StackedRows, rows_where, similarities
+from wherein.ranking.vector import StackedRows, rows_where, similarities, unit_similarities
 
 __all__ = ["TierCoverage", "TierVectors", "TierView", "tier_coverage"]
 
@@ -86,8 +86,16 @@ class TierVectors:
         return similarities(self.query_vector(text), self.matrix)
 
     def best(self, text: str, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """(positions, similarities) of the `n` rows most like `text`, best first."""
-        return best_rows(self.query_vector(text), self.matrix, n, self.quantized)
+        """(positions, similarities) of the `n` rows most like `text`, best first.
+
+        Raises:
+            EmbedderError: the model could not answer.
+            VectorsDamaged: a row ranked is no unit vector (a damaged row's sums rank first).
+        """
+        picked, sims = best_rows(self.query_vector(text), self.matrix, n, self.quantized)
+        if not unit_similarities(sims):
+            raise VectorsDamaged(self.tier.name)
+        return picked, sims
 
 
 class TierView:

@@ -240,6 +240,62 @@ def test_a_damaged_vector_cache_is_rebuilt_and_the_search_answers_as_before(
         assert moved == [] and asides(files[which]) == []
 
 
+def _rows_overwritten(path: Path, value: float) -> None:
+    """Every row of a cached matrix but the first and the last (which are checked against
+    the index when it is opened) overwritten with `value`, header and size untouched."""
+    matrix = np.load(path, mmap_mode="r+")
+    matrix[1:-1] = value
+    matrix.flush()
+    del matrix
+
+
+@pytest.mark.parametrize("value", [np.nan, 3.0e20, -7.0])
+def test_rows_damaged_inside_a_vector_cache_are_caught_moved_aside_and_read_again(
+    capsys, repo, value
+):
+    before = indexed(capsys, repo)
+    files = cache_files(repo)
+    arrays = {name: np.load(path) for name, path in files.items()}
+    _rows_overwritten(files["matrix"], value)
+    payload = search(capsys, repo)
+    assert answers(payload) == before
+    (said,) = [w for w in payload["warnings"] if "not unit vectors" in w]
+    assert files["matrix"].name in said and "read again from the index" in said
+    assert len(asides(files["matrix"])) == 1
+    assert_cache_is(files, arrays)  # written again from the index
+    again = search(capsys, repo)
+    assert answers(again) == before and not again["warnings"]
+
+
+def test_rows_damaged_inside_a_vector_cache_are_caught_by_a_resident_search(capsys, repo, tmp_path):
+    """`recall` reads the cache once and keeps it: the damage is caught as a fresh search
+    catches it, and the session's next search answers from what was read again."""
+    from tests.plugin.conftest import run_session
+
+    before = indexed(capsys, repo)
+    files = cache_files(repo)
+    _rows_overwritten(files["matrix"], np.nan)
+
+    async def steps(rc):
+        return [await rc.recall(query=QUERY), await rc.recall(query=QUERY)]
+
+    first, second = run_session(repo, steps)
+    assert rounded(recalled(first)) == rounded(before) == rounded(recalled(second))
+    assert any("not unit vectors" in w for w in first["warnings"])
+    assert not any("not unit vectors" in w for w in second.get("warnings", []))
+
+
+def test_wherein_index_mends_rows_damaged_inside_a_vector_cache(capsys, repo):
+    indexed(capsys, repo)
+    files = cache_files(repo)
+    arrays = {name: np.load(path) for name, path in files.items()}
+    _rows_overwritten(files["matrix"], 0.5)  # sums that stay small: only a full check sees it
+    code, _, err = cli(capsys, "index", "--workspace", str(repo))
+    assert code == 0
+    assert "not unit vectors" in err and len(asides(files["matrix"])) == 1
+    assert_cache_is(files, arrays)
+
+
 def test_wherein_index_mends_a_vector_cache_of_the_wrong_shape(capsys, repo, tmp_path):
     indexed(capsys, repo)
     files = cache_files(repo)

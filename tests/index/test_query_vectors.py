@@ -74,11 +74,30 @@ def test_a_vector_of_another_width_is_a_miss(tmp_path):
     assert QueryVectors(tmp_path).get(IDENTITY, "another query") is None
 
 
+def test_a_stored_vector_that_is_not_unit_length_is_a_miss(tmp_path):
+    """Every model's vectors are unit length: another row was damaged after it was written,
+    and a search ranking by it would rank by noise, query after query."""
+    saved = QueryVectors(tmp_path)
+    for text in ("nan", "huge", "unit", "zero"):
+        saved.put(IDENTITY, text, np.full(4, 0.5, dtype=np.float32))
+    saved.close()
+    damaged = {"nan": [np.nan, 0, 0, 1], "huge": [3e20, 1, 1, 1], "zero": [0, 0, 0, 0]}
+    with sqlite3.connect(tmp_path / QUERY_VECTORS_FILE_NAME) as conn:
+        for text, values in damaged.items():
+            blob = np.array(values, dtype=np.float32).tobytes()
+            key = query_vectors._key(IDENTITY, text)
+            conn.execute("UPDATE vectors SET vector = ? WHERE key = ?", (blob, key))
+    again = QueryVectors(tmp_path)
+    assert again.get(IDENTITY, "nan") is None and again.get(IDENTITY, "huge") is None
+    assert np.array_equal(again.get(IDENTITY, "unit"), np.full(4, 0.5))
+    assert np.array_equal(again.get(IDENTITY, "zero"), np.zeros(4))  # an empty text's
+
+
 def test_only_the_newest_vectors_are_kept(tmp_path, monkeypatch):
     monkeypatch.setattr(query_vectors, "QUERY_VECTORS_KEPT", 3)
     saved = QueryVectors(tmp_path)
     for number in range(5):
-        saved.put(IDENTITY, f"query {number}", np.full(4, number, dtype=np.float32))
+        saved.put(IDENTITY, f"query {number}", np.eye(4, dtype=np.float32)[number % 4])
     saved.close()
     fresh = QueryVectors(tmp_path)
     kept = [n for n in range(5) if fresh.get(IDENTITY, f"query {n}") is not None]

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from wherein.embedding.base import EmbedderIdentity
+from wherein.ranking.vector import unit_rows
 from wherein.storage.database import SQL_VARIABLE_BATCH, marked_batches
 
 __all__ = ["PIECES_MAX_BYTES", "QUERY_VECTORS_FILE_NAME", "QUERY_VECTORS_KEPT", "QueryVectors"]
@@ -153,7 +154,11 @@ class QueryVectors:
             return None
         if row is None or not isinstance(row[0], bytes) or len(row[0]) != 4 * dimension:
             return None
-        return np.frombuffer(row[0], dtype=np.float32).copy()
+        vector = np.frombuffer(row[0], dtype=np.float32).copy()
+        # Every model's vectors are unit length (or zero): any other row was damaged after it
+        # was written, and ranking by it would rank by noise, query after query. The model
+        # embeds the query again, and `put` writes over the row.
+        return vector if unit_rows(vector[None, :]) else None
 
     def _connect(self) -> sqlite3.Connection | None:
         if self._conn is None and not self._broken:

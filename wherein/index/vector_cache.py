@@ -12,7 +12,10 @@ regular file (a link is not followed, a FIFO not waited on), a `.npy` header of 
 dtype and shape of the tier's vectors, exactly the bytes that header promises, and ids
 in the strictly increasing order they were written in. A file that fails is rebuilt
 from SQLite; anything but a regular file at a cache's name (a folder, a FIFO, a link)
-may be someone's, so it is moved aside and the caller is told.
+may be someone's, so it is moved aside and the caller is told. Rows damaged inside a
+file that passes those checks are caught where they would rank, by a similarity past 1
+or NaN (`wherein.errors.VectorsDamaged`; `wherein index` checks every row): that file is
+moved aside (`discard_vector_cache`), and the caller told, too.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import numpy as np
 from wherein.safe_files import UnsafeFile, not_regular, open_regular
 from wherein.storage.aside import move_aside
 
-__all__ = ["cache_exists", "load_vector_cache", "save_vector_cache"]
+__all__ = ["cache_exists", "discard_vector_cache", "load_vector_cache", "save_vector_cache"]
 
 CACHE_PREFIX = "vectors"
 # `np.save` writes a 128-byte header for these arrays; a longer one is not ours.
@@ -108,6 +111,30 @@ def _mapped(handle, dtype: np.dtype, offset: int, shape: tuple[int, ...]) -> np.
         return np.zeros(shape, dtype=dtype)
     pages = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     return np.frombuffer(pages, dtype=dtype, count=count, offset=offset).reshape(shape)
+
+
+def discard_vector_cache(index_path: Path, tier: str, key: str, notices: list[str]) -> None:
+    """Move aside the cache built for `key`, whose rows read as damaged (`VectorsDamaged`):
+    its header and size were right, so the bytes changed after it was written. Kept, as
+    `<name>.broken-<time>` with its ids, for whoever wants to know what happened; said in
+    `notices`."""
+    ids_path, matrix_path = _cache_paths(index_path, tier, key)
+    moved = None
+    for path in (matrix_path, ids_path):
+        if not os.path.lexists(path):
+            continue
+        try:
+            aside = move_aside(path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                path.unlink()
+            continue
+        moved = moved or aside
+    where = f"moved aside to {moved.name}" if moved is not None else "removed"
+    notices.append(
+        f"The {tier} tier's vector cache {matrix_path.name} held rows that are not unit "
+        f"vectors (damaged since it was written): {where}, and read again from the index."
+    )
 
 
 def save_vector_cache(

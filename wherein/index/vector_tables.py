@@ -20,8 +20,13 @@ import numpy as np
 
 from wherein.index.folders import like_folder
 from wherein.index.tiers import FULL, TIERS, VectorTier
-from wherein.index.vector_cache import cache_exists, load_vector_cache, save_vector_cache
-from wherein.ranking.vector import StackedRows, base_rows, can_stack
+from wherein.index.vector_cache import (
+    cache_exists,
+    discard_vector_cache,
+    load_vector_cache,
+    save_vector_cache,
+)
+from wherein.ranking.vector import StackedRows, base_rows, can_stack, unit_rows
 from wherein.storage.database import select_by_ids
 from wherein.storage.vectors import stack_vectors, vector_rows, write_vectors
 
@@ -275,10 +280,23 @@ class VectorTables:
 
     def repair_vector_caches(self) -> None:
         """Check each tier's cache for the current state, if there is one, and rebuild it when
-        it is damaged: `wherein index` mends what the next search would otherwise meet."""
+        it is damaged: `wherein index` mends what the next search would otherwise meet. Here
+        every row is checked to be a unit vector, which a search checks only of its best."""
         for tier in TIERS.values():
             if cache_exists(self.path, tier.name, self.vectors_version(tier)):
-                self.vectors(tier=tier)
+                _, matrix = self.vectors(tier=tier)
+                if not unit_rows(matrix):
+                    self.discard_vector_cache(tier)
+                    self.vectors(tier=tier)
+
+    def discard_vector_cache(self, tier: VectorTier) -> list[str]:
+        """Move aside the tier's cache for the current state (its rows read as damaged), so
+        the next read comes from SQLite; returns, and keeps in `notice`, what was done."""
+        said: list[str] = []
+        discard_vector_cache(self.path, tier.name, self.vectors_version(tier), said)
+        for line in said:
+            self.say(line)
+        return said
 
     def _read_vectors(self, tier: VectorTier) -> tuple[np.ndarray, np.ndarray]:
         rows = self.conn.execute(
