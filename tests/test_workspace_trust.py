@@ -173,6 +173,21 @@ def test_narrowing_is_allowed_and_widening_a_cap_or_a_wait_is_not(tmp_path):
     assert settings.sources["rerank.enabled"] == "workspace"
 
 
+def test_a_workspace_file_may_ease_the_users_model_server_but_not_load_it(tmp_path):
+    """Batch size, requests in flight and how long the model stays loaded rank nothing:
+    a clone may lower the first two, and choose none of them above what the user gave."""
+    heavy = _clone(
+        tmp_path, '[embedding]\nbatch_size = 1024\nconcurrency = 64\nkeep_alive = "-1"\n'
+    )
+    settings = load_settings(heavy)
+    assert settings["embedding.batch_size"] == 16 and settings["embedding.concurrency"] == 2
+    assert settings["embedding.keep_alive"] == "5m"
+    for key in ("batch_size", "concurrency", "keep_alive"):
+        assert any(f"'embedding.{key}'" in warning for warning in settings.warnings), key
+    light = write_tree(tmp_path / "light", {".wherein.toml": "[embedding]\nbatch_size = 4\n"})
+    assert load_settings(light)["embedding.batch_size"] == 4
+
+
 def test_a_workspace_key_setting_is_ignored_and_never_shown(tmp_path, capsys):
     repo = _clone(tmp_path, f'[embedding]\napi_key = "{SECRET}"\n')
     settings = load_settings(repo)

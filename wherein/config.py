@@ -73,6 +73,7 @@ def _providers() -> list[str]:
 
 _WHERE_CODE = "it decides where code is sent"
 _WAIT = "a longer wait would let a wedged endpoint stall every search"
+_LOAD = "it decides how hard your model server works, not how results rank"
 
 KEYS: dict[str, KeySpec] = {
     "embedding.provider": KeySpec(
@@ -96,9 +97,16 @@ KEYS: dict[str, KeySpec] = {
     "embedding.allow_remote": KeySpec(
         False, "bool", trust=Trust.USER_FILE, why="it decides whether code may leave this machine"
     ),
-    "embedding.batch_size": KeySpec(16, "int", minimum=1, maximum=1024),
-    "embedding.concurrency": KeySpec(2, "int", minimum=1, maximum=64),
-    "embedding.keep_alive": KeySpec("5m", "str"),
+    "embedding.batch_size": KeySpec(
+        16, "int", minimum=1, maximum=1024, trust=Trust.LOWER, why=_LOAD
+    ),
+    "embedding.concurrency": KeySpec(2, "int", minimum=1, maximum=64, trust=Trust.LOWER, why=_LOAD),
+    "embedding.keep_alive": KeySpec(
+        "5m",
+        "str",
+        trust=Trust.USER,
+        why="it decides how long your model server keeps the model in memory",
+    ),
     "embedding.timeout_s": KeySpec(30.0, "timeout", trust=Trust.LOWER, why=_WAIT),
     "search.limit": KeySpec(8, "int", minimum=1, maximum=200),
     "search.excerpt_lines": KeySpec(40, "int", minimum=1, maximum=2000),
