@@ -64,9 +64,11 @@ class SearchModels:
         """
         models: dict[str, Embedder | None] = {}
         wanted = self.tiers
-        has_full = store.get_meta(FULL.meta_key) and kept_while_unchanged(
+        stored = store.get_meta(FULL.meta_key)
+        has_full = stored and kept_while_unchanged(
             resident, store, "has_full", lambda: store.has_vectors(FULL)
         )
+        full_usable = False
         if FULL.name in wanted and has_full:
             if self.full is None:
                 kept = _kept(saved, in_process_model(self.settings), text)
@@ -78,10 +80,18 @@ class SearchModels:
                     except EmbedderError as err:
                         warnings.append(f"{err} Ranked without the configured model's vectors.")
             models[FULL.name] = self.full
+            if self.full is not None:
+                full_usable = self.full.identity.key() == stored
+                if not full_usable:  # the model was changed since `wherein index` ran
+                    warnings.append(
+                        f"The index's vectors were made by {stored}, not by the configured "
+                        f"model {self.full.identity.key()}: ranked by the fast tier and "
+                        "keywords until 'wherein index' embeds the chunks again."
+                    )
         if FAST.name in wanted and store.get_meta(FAST.meta_key) is not None:
             # The fast tier ranks only what the full tier lacks: with the full tier complete
             # and its model loaded, the fast model need not load at all.
-            full_complete = models.get(FULL.name) is not None and not kept_while_unchanged(
+            full_complete = full_usable and not kept_while_unchanged(
                 resident, store, "full_pending", lambda: store.has_pending(FULL)
             )
             if not full_complete:

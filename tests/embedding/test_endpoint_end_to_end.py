@@ -80,6 +80,28 @@ def test_switching_model_discards_vectors_and_re_embeds_with_a_message(repo, ser
     assert result.hits[0].similarity is not None
 
 
+def test_a_search_after_the_model_changed_ranks_by_the_fast_tier_and_says_why(
+    repo, server, use_endpoint, capsys
+):
+    """The index's vectors are model-a's until `wherein index` runs again: a search with
+    model-b configured cannot compare its query with them, and ranks by the fast tier."""
+    use_endpoint(server.url, model="model-a")
+    build_index(repo, load_settings(repo))
+    use_endpoint(server.url, model="model-b")
+    result = run_search("retry with backoff", workspace=repo, settings=load_settings(repo))
+    assert result.hits[0].path == "app/retry.py"
+    tiers = result.to_json()["tiers"]
+    assert tiers["fast"]["used"] and not tiers["full"]["used"]
+    assert result.hits[0].similarity is not None  # the fast tier's
+    (said,) = [w for w in result.warnings if "not by the configured model" in w]
+    assert "ollama:model-a:32" in said and "ollama:model-b:48" in said
+    assert main(["status", "--workspace", str(repo)]) == 0
+    assert "note       the configured model is another" in capsys.readouterr().out
+    use_endpoint(server.url, model="model-a")
+    assert main(["status", "--workspace", str(repo)]) == 0
+    assert "note " not in capsys.readouterr().out
+
+
 def test_switching_provider_discards_vectors_too(repo, server, use_endpoint):
     use_endpoint(server.url, provider="ollama")
     build_index(repo, load_settings(repo))

@@ -65,6 +65,11 @@ def handle_status(args: argparse.Namespace) -> int:
     show(f"files      {index.files} indexed, {index.skipped_files} skipped")
     show(f"chunks     {index.chunks} ({index.pending_chunks} waiting for a vector)")
     show(f"embedder   {index.embedder or '(none yet)'}")
+    if _made_by_another_model(index.embedder, embedder):
+        show(
+            "note       the configured model is another: searches rank by the fast tier and "
+            "keywords until 'wherein index' embeds the chunks again"
+        )
     fast = index.fast_tier
     # No fast tier of its own when the configured model is that model (`static`).
     if fast and (fast["model"] or (fast["pending"] and fast_tier_identity(settings))):
@@ -93,6 +98,16 @@ def _print_scopes(
         show(f"unusable   {problem}")
     if not index.roots and not problems:
         show("roots      none: 'wherein roots suggest' lists library folders you could add")
+
+
+def _made_by_another_model(stored: str | None, embedder: EmbedderStatus) -> bool:
+    """Whether the index's vectors ("provider:model:dim") come from another model than the
+    configured one (whose model name an in-process provider may leave unsaid)."""
+    if not stored or ":" not in stored:
+        return False
+    provider, rest = stored.split(":", 1)
+    model = rest.rpartition(":")[0]
+    return provider != embedder.provider or embedder.model not in (None, model)
 
 
 def _endpoint_line(embedder: EmbedderStatus) -> str:
