@@ -204,10 +204,18 @@ def test_invalid_utf8_in_the_arguments_is_cleaned_where_they_are_parsed(tmp_path
         assert flag in sentence and "sub\\xff" in sentence
 
 
-def test_the_server_log_keeps_a_hostile_setting_name_on_one_escaped_line(tmp_path):
+def test_a_hostile_setting_name_in_a_workspace_file_is_one_escaped_warning(tmp_path):
+    """An unknown key in the repository's `.wherein.toml` is ignored with a warning, and its
+    name, a line break and an escape sequence, is shown escaped on that one line: by the
+    CLI on stderr, and by the server's `recall`, whose log stays its own."""
     repo = write_tree(tmp_path / "repo", {"app.py": "def handler():\n    return 1\n"}).resolve()
     assert run_wherein("index", "--workspace", str(repo), env=STATIC).returncode == 0
     (repo / ".wherein.toml").write_text('[search]\n"x\\nwherein serve: INFO ok\\u001b[2J" = 1\n')
+    shown = "Unknown setting 'search.x\\x0awherein serve: INFO ok\\x1b[2J'"
+    done = run_wherein("search", "handler", "--workspace", str(repo), env=STATIC)
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 0, err
+    assert shown in err and _raw_controls(err) == [], err
     done = subprocess.run(
         wherein_command("serve", "--workspace", str(repo)),
         input=b"",
@@ -217,16 +225,25 @@ def test_the_server_log_keeps_a_hostile_setting_name_on_one_escaped_line(tmp_pat
     )
     err = done.stderr.decode("utf-8")
     assert done.returncode == 0, err
-    assert "Unknown setting 'search.x\\x0awherein serve: INFO ok\\x1b[2J'" in err
     assert _raw_controls(err) == [], err
     assert all(line.startswith("wherein serve: ") for line in err.splitlines()), err
 
 
 @pytest.mark.parametrize("focus", ["app\\u0000x", "a" * 5000, "~no-such-user-here/x"])
 def test_a_configured_focus_that_cannot_be_looked_up_is_one_short_sentence(tmp_path, focus):
+    """The repository's own `scope.focus` is passed over, said in one short line, and the
+    whole workspace searched; the same folder given by the user is an error (exit 2)."""
     repo = write_tree(tmp_path / "repo", {"app/x.py": "def handler():\n    return 1\n"})
     (repo / ".wherein.toml").write_text(f'[scope]\nfocus = "{focus}"\n')
-    done = run_wherein("search", "handler", "--workspace", str(repo), env=STATIC)
+    done = run_wherein("search", "handler", "--workspace", str(repo), "--json", env=STATIC)
+    assert done.returncode == 0, done.stderr.decode()
+    payload = json.loads(done.stdout)
+    assert payload["results"][0]["path"] == "app/x.py"
+    (line,) = [warning for warning in payload["warnings"] if "scope.focus" in warning]
+    assert "searched the whole workspace" in line and len(line) < 500
+    (repo / ".wherein.toml").unlink()
+    env = {**STATIC, "WHEREIN_SCOPE_FOCUS": focus.replace("\\u0000", "x\\y")}
+    done = run_wherein("search", "handler", "--workspace", str(repo), env=env)
     assert done.returncode == 2, done.stderr.decode()
     sentence = assert_one_sentence(done.stderr)
     assert "scope.focus" in sentence and len(sentence) < 400

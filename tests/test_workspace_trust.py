@@ -21,6 +21,7 @@ from tests.ranking.chat_server import FakeChatServer
 from wherein.cli import main
 from wherein.config import config_set, load_settings, user_config_path, workspace_config_path
 from wherein.errors import ConfigError
+from wherein.search import run_search
 
 SECRET = "sk-user-own-7d3f0c21"
 MARKER = "zebra_quartz_sentinel"
@@ -186,6 +187,36 @@ def test_a_workspace_file_may_ease_the_users_model_server_but_not_load_it(tmp_pa
         assert any(f"'embedding.{key}'" in warning for warning in settings.warnings), key
     light = write_tree(tmp_path / "light", {".wherein.toml": "[embedding]\nbatch_size = 4\n"})
     assert load_settings(light)["embedding.batch_size"] == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[search\nlimit = 3\n", "not valid TOML"),
+        ("[bogus]\nkey = 1\n", "Unknown setting 'bogus.key'"),
+        ('[search]\nlimit = "lots"\nexcerpt_lines = 7\n', "expected a whole number"),
+    ],
+    ids=["not-toml", "unknown-key", "bad-value"],
+)
+def test_a_broken_workspace_file_is_a_warning_never_a_stop(
+    tmp_path, monkeypatch, capsys, text, said
+):
+    """Whoever made the repository wrote the file: what wherein cannot use of it is said
+    and passed over, and the clone is searched; the user's own file stays strict."""
+    monkeypatch.setenv("WHEREIN_EMBEDDING_PROVIDER", "static")
+    repo = _clone(tmp_path, text)
+    settings = load_settings(repo)
+    assert any(said in warning for warning in settings.warnings), settings.warnings
+    if "excerpt_lines" in text:  # a bad value costs only its own key
+        assert settings["embedding.provider"] == "static" and settings["search.excerpt_lines"] == 7
+    assert run_search("handler", workspace=repo, settings=settings).hits
+    assert main(["search", "handler", "--workspace", str(repo)]) == 0
+    assert said in capsys.readouterr().err
+
+    user_config_path().parent.mkdir(parents=True, exist_ok=True)  # the test's own, in tmp_path
+    user_config_path().write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError):
+        load_settings(repo)
 
 
 def test_a_workspace_key_setting_is_ignored_and_never_shown(tmp_path, capsys):

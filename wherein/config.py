@@ -166,7 +166,8 @@ def load_settings(
     """Merge defaults, the user file, the workspace file and the environment.
 
     Raises:
-        ConfigError: a file does not parse, or a key is unknown or has a bad value.
+        ConfigError: your own file does not parse, or it or the environment names an
+            unknown key or gives a bad value (in the workspace's file, each is a warning).
     """
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {key: spec.default for key, spec in KEYS.items()}
@@ -185,18 +186,14 @@ def load_settings(
     )
     if workspace is not None:
         ws_path = workspace_config_path(workspace)
+        # Whoever made the repository wrote this file: a link, a device, a file that is not
+        # TOML is its loss, said once, never a reason for wherein to stop in the clone.
         try:
-            ws_text = read_config_text(ws_path)
-        except ConfigError as err:  # a planted link or device: the clone's loss, not an error
+            ws_values = _file_values(ws_path, read_config_text(ws_path))
+        except ConfigError as err:
             warnings.append(f"{err} Its settings are not used.")
-            ws_text = None
-        layers.append(
-            (
-                SOURCE_WORKSPACE,
-                ws_path,
-                _file_values(ws_path, ws_text),
-            )
-        )
+            ws_values = {}
+        layers.append((SOURCE_WORKSPACE, ws_path, ws_values))
     layers.append((SOURCE_ENV, None, _environment_values(env)))
 
     for source, path, raw in layers:
@@ -204,17 +201,24 @@ def load_settings(
         for key, value in raw.items():
             spec = KEYS.get(key)
             if spec is None:
-                raise ConfigError(
-                    f"Unknown setting {echo(key)} in {where}. "
-                    f"Known keys: {', '.join(sorted(KEYS))}."
-                )
+                unknown = f"Unknown setting {echo(key)} in {where}."
+                if source == SOURCE_WORKSPACE:  # the repository's: ignored, as above
+                    warnings.append(f"{unknown} Ignored.")
+                    continue
+                raise ConfigError(f"{unknown} Known keys: {', '.join(sorted(KEYS))}.")
             if spec.trust is Trust.USER_FILE and source != SOURCE_USER:
                 warnings.append(
                     f"Ignored '{key}' from {where}: it is honoured only from your own "
                     f"config file ({user_path})."
                 )
                 continue
-            value, warning = coerce_value(key, spec, value, where)
+            try:
+                value, warning = coerce_value(key, spec, value, where)
+            except ConfigError as err:
+                if source != SOURCE_WORKSPACE:
+                    raise
+                warnings.append(f"{err} Ignored.")
+                continue
             if warning:
                 warnings.append(warning)
             if source == SOURCE_WORKSPACE:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wherein.config import Settings
+from wherein.config import SOURCE_WORKSPACE, Settings
 from wherein.errors import ConfigError, UsageError
 from wherein.root_folders import root_folder
 from wherein.untrusted import echo
@@ -59,6 +59,8 @@ class Scope:
 
     focus: str | None  # a folder relative to the workspace; None for the whole workspace
     resolved_by: str  # "explicit" | "marker" | "workspace"
+    # Why a focus the workspace's own file names was passed over, for the caller to say.
+    notice: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"focus": self.focus, "resolved_by": self.resolved_by}
@@ -77,14 +79,25 @@ def resolve_scope(
     a marked or configured scope. With `roots` (the extra source roots), a focus may name
     one of them by its label (`wherein.root_folders`).
 
+    A `scope.focus` from the workspace's own file that cannot be used is passed over, the
+    scope's `notice` saying why.
+
     Raises:
-        UsageError: the focus is outside the workspace or not a folder.
+        UsageError: the focus given, or your own `scope.focus`, is outside the workspace or
+            not a folder.
         ConfigError: a focus marker is a path rather than a file name.
     """
     if focus is not None:
         return _explicit(workspace, focus, "--focus", roots)
     if settings["scope.focus"]:
-        return _explicit(workspace, settings["scope.focus"], "scope.focus", roots)
+        try:
+            return _explicit(workspace, settings["scope.focus"], "scope.focus", roots)
+        except UsageError as err:
+            if settings.sources.get("scope.focus") != SOURCE_WORKSPACE:
+                raise  # the user's own choice: theirs to mend
+            # Whoever made the repository chose it: a folder it lacks is no reason to stop.
+            notice = f"{err} The workspace's .wherein.toml names it: searched the whole workspace."
+            return Scope(None, RESOLVED_WORKSPACE, notice)
     markers = marker_names(settings["scope.focus_markers"])
     found = marker_scope(workspace, _current_dir() if cwd is None else cwd, markers)
     if found is not None:

@@ -73,6 +73,8 @@ def build_request(
     packages = plan_packages(workspace, settings, directory)
     labelled = (*plan.extra, *packages.roots)
     scope = resolve_scope(workspace, focus, settings, roots=labelled)
+    if scope.notice:
+        warnings.append(scope.notice)
     under = relative_folder(workspace, path, "--path", labelled) if path else None
     if scope.focus:  # a root whose label is the focus's first folder in the workspace is dropped
         plan = plan_roots(workspace, settings["scope.source_roots"], scope.focus)

@@ -23,6 +23,8 @@ def handle_index(args: argparse.Namespace) -> int:
 
     roots = plan_roots(workspace, settings["scope.source_roots"]).extra
     scope = resolve_scope(workspace, args.focus, settings, roots=roots)
+    if scope.notice:
+        say(scope.notice)
 
     def waiting() -> None:
         say(f"another process is indexing {workspace}; waiting for it to finish.")

@@ -34,7 +34,10 @@ def handle_status(args: argparse.Namespace) -> int:
     plan = plan_roots(workspace, settings["scope.source_roots"])
     index = read_status(workspace, marker_names(settings["scope.focus_markers"]), plan.extra)
     try:
-        scope = resolve_scope(workspace, None, settings, roots=plan.extra).to_json()
+        resolved = resolve_scope(workspace, None, settings, roots=plan.extra)
+        scope = resolved.to_json()
+        if resolved.notice:
+            scope["error"] = resolved.notice
     except UsageError as err:  # a stale configured focus must not hide the rest of the status
         scope = {"focus": settings["scope.focus"], "resolved_by": "explicit", "error": str(err)}
     # A refused endpoint URL raises ConfigError here: exit 2, as for every command.
