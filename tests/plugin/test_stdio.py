@@ -58,8 +58,17 @@ class RawSession:
         self.lines.put(b"")
 
     def send(self, message: dict) -> None:
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.send_line(json.dumps(message).encode())
+
+    def send_line(self, line: bytes) -> None:
+        self.process.stdin.write(line + b"\n")
         self.process.stdin.flush()
+
+    def next_message(self) -> dict:
+        line = self.lines.get(timeout=RESPONSE_DEADLINE_S)
+        assert line, "the server closed stdout"
+        self.stdout.append(line)
+        return json.loads(line)
 
     def response(self, request_id: int) -> dict:
         """Read lines until the response to `request_id`; every line must be JSON-RPC."""
@@ -139,6 +148,46 @@ def test_serve_over_stdio_writes_only_protocol_to_stdout(repo, tmp_path):
     assert indexed["structuredContent"]["job"]["state"] == "done"
     assert "recall session" in stderr
     assert "stray print from a library" in stderr and "stray bytes on fd 1" in stderr
+
+
+MALFORMED = [
+    (b"not json", None, -32700),
+    (b'{"jsonrpc":"2.0","id":22,"method":"ping"', None, -32700),  # cut short
+    (b'{"jsonrpc":"2.0","id":15,"method":"tools/call","params":"x"}', 15, -32600),
+    (b'{"jsonrpc":"2.0","id":11}', 11, -32600),
+    (b'{"jsonrpc":"1.0","id":"twelve","method":"ping"}', "twelve", -32600),
+    (b"[1, 2]", None, -32600),
+    (b"\xff\xfe", None, -32700),
+]
+
+
+def test_a_line_that_is_no_json_rpc_message_is_answered_with_its_error(repo, tmp_path):
+    """JSON-RPC 2.0 answers every request: a client that sent a malformed one must not wait
+    on its id for ever. Each gets -32700 or -32600, with its id when it gave a usable one,
+    and the server reads on."""
+    session = RawSession(repo, dict(os.environ), tmp_path / "stderr.txt")
+    session.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test-host", "version": "1"},
+            },
+        }
+    )
+    session.response(1)
+    session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for line, request_id, code in MALFORMED:
+        session.send_line(line)
+        answer = session.next_message()
+        assert answer["id"] == request_id and answer["error"]["code"] == code, (line, answer)
+    session.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    assert session.response(2)["result"] == {}
+    code, _, stderr = session.close()
+    assert code == 0, stderr
 
 
 def test_sdk_stdio_client_lists_and_calls_recall(repo):

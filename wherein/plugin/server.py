@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 
 from wherein import __version__
 from wherein.history.prompt import PROMPT_NAME, get_history_prompt, history_prompt
+from wherein.plugin.malformed import AnsweringReadStream
 from wherein.plugin.schema import DESCRIPTION, TOOL_NAME, input_schema
 from wherein.plugin.session import RecallSession
 from wherein.plugin.tool import run_recall
@@ -124,8 +125,9 @@ def create_server(
 
 async def _serve_stdio(server: Server[Any]) -> None:
     async with stdio_server() as (read_stream, write_stream):
+        answering = AnsweringReadStream(read_stream, write_stream)
         try:
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            await server.run(answering, write_stream, server.create_initialization_options())
         finally:
             # Text a library printed during the session may still sit in sys.stdout's buffer;
             # flush it while fd 1 still points at stderr, before the transport restores it.

@@ -1,0 +1,89 @@
+"""Every line a client sends is answered: a malformed one with JSON-RPC's own error.
+
+The MCP SDK's stdio transport hands the server an exception for a line that is not JSON or
+not a JSON-RPC message, and the server drops it: a client that sent `{"id": 15, ...}` with
+a bad `params` waits on id 15 for ever. `AnsweringReadStream` stands between the two and
+answers each such line itself, as JSON-RPC 2.0 says: -32700 for text that is not JSON,
+-32600 for JSON that is no message, with the request's id when it had a usable one (else
+null), and reads on.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+__all__ = ["AnsweringReadStream", "malformed_answer"]
+
+log = logging.getLogger(__name__)
+
+
+def malformed_answer(error: Exception) -> SessionMessage:
+    """The JSON-RPC error answering a line the transport could not read as a message."""
+    problems = error.errors() if isinstance(error, ValidationError) else []
+    if any(problem["type"] == "json_invalid" for problem in problems):
+        code, message = types.PARSE_ERROR, "Parse error: the line is not JSON."
+    else:
+        code, message = types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message."
+    answer = types.JSONRPCError(
+        jsonrpc="2.0", id=_request_id(problems), error=types.ErrorData(code=code, message=message)
+    )
+    return SessionMessage(answer)
+
+
+def _request_id(problems: list[Any]) -> int | str | None:
+    """The id the malformed message gave, when one of the problems quotes it whole."""
+    for problem in problems:
+        given = problem.get("input")
+        if isinstance(given, dict):
+            found = given.get("id")
+            if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)):
+                return found
+    return None
+
+
+class AnsweringReadStream:
+    """The transport's read stream, its exceptions answered on `write_stream`, not passed on.
+
+    It keeps the stream protocol the server reads (`receive`, async iteration, `aclose`,
+    async with) and the sender's context the transport records (`last_context`).
+    """
+
+    def __init__(self, inner: Any, write_stream: Any) -> None:
+        self._inner = inner
+        self._write = write_stream
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            log.info("answered a line that is not a JSON-RPC message: %s", type(item).__name__)
+            await self._write.send(malformed_answer(item))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> AnsweringReadStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> AnsweringReadStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
