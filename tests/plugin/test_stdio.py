@@ -57,6 +57,22 @@ class RawSession:
             self.lines.put(line)
         self.lines.put(b"")
 
+    def initialize(self) -> dict:
+        """Send `initialize` as id 1, as a host does first; the server's answer."""
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test-host", "version": "1"},
+                },
+            }
+        )
+        return self.response(1)
+
     def send(self, message: dict) -> None:
         self.send_line(json.dumps(message).encode())
 
@@ -95,19 +111,7 @@ def test_serve_over_stdio_writes_only_protocol_to_stdout(repo, tmp_path):
     env = dict(os.environ)
     env.pop("PYTHONUNBUFFERED", None)  # keep the stray print in a buffer, as hosts run us
     session = RawSession(repo, env, tmp_path / "stderr.txt")
-    session.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test-host", "version": "1"},
-            },
-        }
-    )
-    init = session.response(1)
+    init = session.initialize()
     assert init["result"]["serverInfo"]["name"] == "wherein"
     session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     session.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
@@ -166,19 +170,7 @@ def test_a_line_that_is_no_json_rpc_message_is_answered_with_its_error(repo, tmp
     on its id for ever. Each gets -32700 or -32600, with its id when it gave a usable one,
     and the server reads on."""
     session = RawSession(repo, dict(os.environ), tmp_path / "stderr.txt")
-    session.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test-host", "version": "1"},
-            },
-        }
-    )
-    session.response(1)
+    session.initialize()
     session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     for line, request_id, code in MALFORMED:
         session.send_line(line)
