@@ -194,7 +194,7 @@ def _run(
             # hold): moved aside, and the search runs again on the index's own vectors. The
             # same damage again is in the index itself: VectorsDamaged says to rebuild it.
             said = _discard_vector_cache(request, resident, err.tier)
-            request = replace(request, warnings=[*request.warnings, *said])
+            request = replace(request, warnings=(*request.warnings, *said))
             return _search_index(request, models, steps, resident, verify=False)
 
 
