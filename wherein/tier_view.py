@@ -23,7 +23,7 @@ from wherein.index.query_vectors import QueryVectors
 from wherein.index.store import Store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.ranking.quantized_rows import QuantizedRows, best_rows
-from wherein.ranking.vector import StackedRows, rows_where, similarities, unit_similarities
+from wherein.ranking.vector import NotUnitRows, StackedRows, rows_where, similarities
 
 __all__ = ["TierCoverage", "TierVectors", "TierView", "tier_coverage"]
 
@@ -90,12 +90,12 @@ class TierVectors:
 
         Raises:
             EmbedderError: the model could not answer.
-            VectorsDamaged: a row ranked is no unit vector (a damaged row's sums rank first).
+            VectorsDamaged: a row summed is no unit vector (damaged since it was written).
         """
-        picked, sims = best_rows(self.query_vector(text), self.matrix, n, self.quantized)
-        if not unit_similarities(sims):
-            raise VectorsDamaged(self.tier.name)
-        return picked, sims
+        try:
+            return best_rows(self.query_vector(text), self.matrix, n, self.quantized)
+        except NotUnitRows:
+            raise VectorsDamaged(self.tier.name) from None
 
 
 class TierView:

@@ -249,7 +249,7 @@ def _rows_overwritten(path: Path, value: float) -> None:
     del matrix
 
 
-@pytest.mark.parametrize("value", [np.nan, 3.0e20, -7.0])
+@pytest.mark.parametrize("value", [np.nan, 3.0e20, -3.0e20, 7.0])
 def test_rows_damaged_inside_a_vector_cache_are_caught_moved_aside_and_read_again(
     capsys, repo, value
 ):

@@ -13,7 +13,7 @@ dtype and shape of the tier's vectors, exactly the bytes that header promises, a
 in the strictly increasing order they were written in. A file that fails is rebuilt
 from SQLite; anything but a regular file at a cache's name (a folder, a FIFO, a link)
 may be someone's, so it is moved aside and the caller is told. Rows damaged inside a
-file that passes those checks are caught where they would rank, by a similarity past 1
+file that passes those checks are caught when a search sums them, by a similarity past 1
 or NaN (`wherein.errors.VectorsDamaged`; `wherein index` checks every row): that file is
 moved aside (`discard_vector_cache`), and the caller told, too.
 """

@@ -27,7 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from wherein.ranking.vector import StackedRows, base_rows, can_stack, check_width, similarities
+from wherein.ranking.vector import (
+    StackedRows,
+    base_rows,
+    can_stack,
+    check_unit_similarities,
+    check_width,
+    similarities,
+)
 from wherein.retrieval.selection import at_or_above_floor, top_k
 
 __all__ = ["SHORTLIST_PER_RESULT", "QuantizedRows", "best_rows", "can_quantize", "quantize_rows"]
@@ -180,6 +187,7 @@ def best_rows(
 
     Raises:
         EmbedderError: the query vector's width differs from the stored vectors'.
+        NotUnitRows: a row summed gives a similarity no unit row gives (damaged).
     """
     stacked = isinstance(matrix, StackedRows)
     base = base_rows(matrix)
@@ -194,6 +202,7 @@ def best_rows(
             _warn_once(f"The 4-bit products failed ({err}): every row is summed.")
     if rough is None:
         sims = similarities(query, matrix)
+        check_unit_similarities(sims)
         picked = top_k(sims, n)
         return picked, sims[picked]
     added = matrix.added if stacked else base[:0]
@@ -205,5 +214,6 @@ def best_rows(
     exact = np.einsum("ij,j->i", base[rows], query)
     positions = np.concatenate([shortlist, len(rough) + np.arange(len(added))])
     sims = np.concatenate([exact, np.einsum("ij,j->i", added, query)])
+    check_unit_similarities(sims)  # the rows summed: a damaged one the copy shortlists
     picked = top_k(sims, n)
     return positions[picked], sims[picked]
