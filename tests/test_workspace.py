@@ -269,6 +269,24 @@ def test_names_with_a_newline_or_invalid_utf8_are_indexed_and_searchable(tmp_pat
         assert json.loads(text.encode("utf-8").decode("utf-8"))["results"][0]["path"] == expected
 
 
+def test_a_byte_order_mark_is_no_part_of_the_first_line(tmp_path):
+    """Editors on Windows start a file with one (C# projects often): it is left out of the
+    text indexed and shown, and of a chunk an older index kept with it."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "Cart.cs").write_bytes(b"\xef\xbb\xbfusing System;\nclass Cart { void Pay() {} }\n")
+    store, _ = refresh(tmp_path, root)
+    (text,) = [t for (t,) in store.conn.execute("SELECT text FROM chunks")]
+    assert text.startswith("using System;")
+    store.conn.execute("UPDATE chunks SET text = ? || text", ("\ufeff",))  # as read before
+    store.conn.commit()
+    store.close()
+    result = run_search(
+        "Cart", workspace=root, settings=load_settings(root), fast_embedder=HashingEmbedder()
+    )
+    assert result.hits[0].excerpt.startswith("using System;")
+
+
 def test_a_name_not_utf8_shown_as_another_name_is_reported_and_the_rest_indexed(tmp_path):
     # `d\xff` the byte and `d\xff` written out show alike; the index keys files by what it
     # shows, and two rows with one key failed the whole refresh of the repository.

@@ -15,6 +15,7 @@ from wherein.index.store import ChunkRow
 from wherein.ranking.signals import Candidate
 from wherein.ranking.step import OFF, StepStatus
 from wherein.scope import Scope
+from wherein.source_files import BYTE_ORDER_MARK
 from wherein.tier_view import TierCoverage
 
 if TYPE_CHECKING:
@@ -124,7 +125,10 @@ def cut_hit(
     excerpt_lines: int,
     workspace_root: str,
 ) -> Hit:
-    lines = row.text.split("\n")
+    text = row.text
+    if row.start_line == 1:  # a file read before its byte-order mark was left out
+        text = text.removeprefix(BYTE_ORDER_MARK)
+    lines = text.split("\n")
     truncated = len(lines) > excerpt_lines
     lines = lines[:excerpt_lines]
     clipped = [line[:MAX_EXCERPT_LINE_CHARS] for line in lines]

@@ -17,6 +17,7 @@ from pathlib import Path
 from wherein.walk_records import FileEntry
 
 __all__ = [
+    "BYTE_ORDER_MARK",
     "FILE_FLAGS",
     "FOLDER_FLAGS",
     "ROOT_FLAGS",
@@ -28,6 +29,7 @@ __all__ = [
 
 # git's own rule for "is this binary": a NUL byte in the first 8 KiB.
 BINARY_SNIFF_BYTES = 8192
+BYTE_ORDER_MARK = "\ufeff"
 FOLDER_REPLACED = "a folder on its path was replaced during the run"
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -152,4 +154,6 @@ def read_source(entry: FileEntry, max_file_bytes: int) -> SourceText | SourceSki
         invalid = True
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
+    # A byte-order mark says how the file is encoded, and is no part of its first line.
+    text = text.removeprefix(BYTE_ORDER_MARK)
     return SourceText(text, hashlib.sha256(data).hexdigest(), len(data), mtime_ns, invalid)
