@@ -266,6 +266,18 @@ def test_nothing_is_removed_through_a_linked_folder_of_indexes(capsys, tmp_path,
     assert (elsewhere / index_dir(gone).name).is_dir()
 
 
+def test_nothing_is_removed_through_a_linked_folder_of_package_indexes(capsys, tmp_path):
+    """`packages/` linked elsewhere: a folder there named like a shared index is not ours."""
+    victim = tmp_path / "victim"
+    (victim / "pypi" / "thesis-2024").mkdir(parents=True)
+    (victim / "pypi" / "thesis-2024" / "draft.txt").write_text("mine")
+    data_home().mkdir(parents=True, exist_ok=True)
+    (data_home() / "packages").symlink_to(victim, target_is_directory=True)
+    code, _, err = cli(capsys, "gc", "--yes")
+    assert "is a link, and wherein removes nothing through it" in err, err
+    assert (victim / "pypi" / "thesis-2024" / "draft.txt").read_text() == "mine"
+
+
 def test_a_workspace_name_cannot_forge_a_line_of_the_listing(capsys, tmp_path):
     ws = indexed(capsys, tmp_path / "evil\x1b[2J\nfake")
     code, out, _ = cli(capsys, "indexes")

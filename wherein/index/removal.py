@@ -2,11 +2,12 @@
 
 An index is derived data, so removing one costs a rebuild; removing the wrong thing costs
 more. So a directory is removed only when it is a real folder (not a link) with an index's
-name directly in `$WHEREIN_HOME/workspaces`, itself a real folder; only while this process
-holds its write lock, so a search or `wherein index` running there is never pulled from under
-(another holder means "skipped", said so); and by renaming it first to a hidden name in the
-same folder, so a process that arrives meanwhile starts a fresh index instead of writing into
-a half-removed one. The deletion walks by open folder descriptors (`shutil.rmtree` where it
+name directly in `$WHEREIN_HOME/workspaces`, itself a real folder (as is every folder on
+the way to a shared package index); only while this process holds its write lock, so a
+search or `wherein index` running there is never pulled from under (another holder means
+"skipped", said so); and by renaming it first to a hidden name in the same folder, so a
+process that arrives meanwhile starts a fresh index instead of writing into a half-removed
+one. The deletion walks by open folder descriptors (`shutil.rmtree` where it
 avoids symlink attacks), so a link below is removed as a link, never followed.
 """
 
@@ -53,7 +54,7 @@ def remove_index(
     default, a shared package index's for `wherein.packages.catalog`.
     """
     workspaces = home / WORKSPACES_DIR_NAME if folder is None else folder
-    refused = _refusal(directory, workspaces, names)
+    refused = _refusal(directory, workspaces, names, home)
     if refused is not None:
         return Removal(False, REFUSED, refused)
     try:
@@ -84,13 +85,20 @@ def remove_index(
     return Removal(True)
 
 
-def _refusal(directory: Path, workspaces: Path, names: re.Pattern) -> str | None:
-    """Why `directory` is not one this command may remove, or None."""
+def _refusal(directory: Path, workspaces: Path, names: re.Pattern, home: Path) -> str | None:
+    """Why `directory` is not one this command may remove, or None: every folder from the
+    data home down to it must be a real folder (`packages/` as much as `packages/pypi/`)."""
     if not shutil.rmtree.avoids_symlink_attacks:
         return "on this system folders cannot be deleted without following links inside"
     if directory.parent != workspaces or not names.match(directory.name):
         return f"it is not an index directory directly in {workspaces}"
-    for path, what in ((workspaces, "the folder of indexes"), (directory, "the index")):
+    try:
+        between = workspaces.relative_to(home).parts
+    except ValueError:
+        return f"it is not inside the data home {home}"
+    folders = [home.joinpath(*between[: n + 1]) for n in range(len(between))]
+    checked = [(path, "the folder of indexes") for path in folders] + [(directory, "the index")]
+    for path, what in checked:
         try:
             mode = os.lstat(path).st_mode
         except FileNotFoundError:
