@@ -314,6 +314,31 @@ def test_uninstall_without_a_record_removes_the_entry_only(project):
     assert json.loads(path.read_text()) == {"mcpServers": {}}
 
 
+@pytest.mark.parametrize("planted", ["link", "fifo"])
+def test_a_link_or_fifo_at_the_record_is_moved_aside_never_written_through(
+    project, tmp_path, planted
+):
+    victim = tmp_path / "bashrc"
+    victim.write_text("alias ll='ls -l'\n")
+    record = Path(os.environ["WHEREIN_HOME"]) / "agent-installs.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    if planted == "link":
+        record.symlink_to(victim)
+    else:
+        os.mkfifo(record)
+    path = user_file("cursor", project)
+    path.parent.mkdir(parents=True)
+    path.write_text("{}\n")
+    assert install("cursor", "--workspace", str(project)) == 0
+    assert victim.read_text() == "alias ll='ls -l'\n"
+    assert record.is_file() and not record.is_symlink()
+    assert str(path) in json.loads(record.read_text())
+    (aside,) = record.parent.glob("agent-installs.json.broken-*")
+    assert aside.is_symlink() if planted == "link" else not aside.is_file()
+    assert main(["uninstall", "cursor", "--workspace", str(project)]) == 0
+    assert path.read_text() == "{}\n"  # the record, not the link, said what to undo
+
+
 def test_uninstall_with_nothing_registered_says_so(project, capsys):
     assert main(["uninstall", "--workspace", str(project)]) == 0
     assert "Nothing to do" in capsys.readouterr().out

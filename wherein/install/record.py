@@ -15,12 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wherein.errors import ConfigError
 from wherein.index.location import data_home
-from wherein.install.files import read_text, write_atomic
+from wherein.safe_files import UnsafeFile, read_regular, write_atomic
+from wherein.storage.aside import move_aside
 
 __all__ = ["Created", "created_in", "forget", "load_record", "remember", "save_record"]
 
 RECORD_NAME = "agent-installs.json"
+# Far above what installs into every agent's files write (a few hundred bytes each).
+RECORD_MAX_BYTES = 1 << 20
 
 
 @dataclass
@@ -41,21 +45,41 @@ def load_record(name: str) -> dict[str, Any]:
     """The JSON object in the data home's record file `name`; {} when missing or damaged.
 
     Only undoing depends on a record, so a damaged one means "undo only what can be seen".
+    It is read as the data home's other files are: not through a link, a regular file only
+    (a FIFO is never waited on), bounded.
     """
-    text = read_text(data_home() / name)
-    if not text:
+    try:
+        data = read_regular(data_home() / name, max_bytes=RECORD_MAX_BYTES)
+    except UnsafeFile:
+        return {}
+    if not data:
         return {}
     try:
-        loaded = json.loads(text)
-    except json.JSONDecodeError:
+        loaded = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return {}
     return loaded if isinstance(loaded, dict) else {}
 
 
 def save_record(name: str, records: dict[str, Any], *, sort_keys: bool = True) -> None:
-    """Write the record file `name` whole (never through a link)."""
-    text = json.dumps(records, indent=2, sort_keys=sort_keys) + "\n"
-    write_atomic(data_home() / name, text, None)
+    """Write the record file `name` whole, never through a link: a link, FIFO or folder at its
+    name is moved aside (kept as `<name>.broken-<time>`) and the record written in its place.
+
+    Raises:
+        ConfigError: the data home cannot be written.
+    """
+    path = data_home() / name
+    data = (json.dumps(records, indent=2, sort_keys=sort_keys) + "\n").encode("utf-8")
+    try:
+        try:
+            write_atomic(path, data)
+        except UnsafeFile:
+            move_aside(path)
+            write_atomic(path, data)
+    except (OSError, UnsafeFile) as err:
+        raise ConfigError(
+            f"Cannot write {path}: {err}. Run the command again once it can be written."
+        ) from err
 
 
 def _load() -> dict[str, dict]:
