@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from wherein.meter.jsonl import ReadStats
 from wherein.meter.usage import read_usage, session_rows
@@ -27,6 +28,28 @@ def test_a_written_row_reads_back_whole_with_its_paths_hash(tmp_path):
     assert read_usage(ledger, stats) == [ROW]
     assert session_rows(ledger, "sess-1").rows == [ROW]
     assert stats.malformed == 0
+
+
+def test_a_link_fifo_or_folder_at_the_ledger_is_refused_not_written_through(tmp_path):
+    """The agent's call must answer: a planted FIFO hung every `recall` on its open, and a
+    link had the row appended to whatever it named."""
+    victim = tmp_path / "precious.txt"
+    victim.write_text("mine\n")
+    linked = tmp_path / "linked.jsonl"
+    linked.symlink_to(victim)
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder.jsonl"
+    folder.mkdir()
+    for planted in (linked, fifo, folder):
+        assert append_usage_row(ROW, planted) is False
+    assert victim.read_text() == "mine\n"
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader there: opened, then refused
+    try:
+        assert append_usage_row(ROW, fifo) is False
+        assert os.read(reader, 100) == b""
+    finally:
+        os.close(reader)
 
 
 def test_the_time_is_written_as_iso_utc_to_the_millisecond():

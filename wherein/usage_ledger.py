@@ -9,10 +9,12 @@ never the query or any code.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -37,6 +39,7 @@ USAGE_FILE_NAME = "usage.jsonl"
 SEARCH_ACTION = "search"  # the action that puts excerpts in the model's context
 # Only the user reads the ledger: it names workspaces.
 USAGE_FILE_MODE = 0o600
+APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK
 
 
 class UsageRow(NamedTuple):
@@ -117,8 +120,13 @@ def append_usage_row(row: UsageRow, path: Path | None = None) -> bool:
     data = (json.dumps(row.to_json(), ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, USAGE_FILE_MODE)
+        # Not through a link, and never waiting on a FIFO (O_NONBLOCK fails its open with no
+        # reader): whatever is planted at the name is refused, and the fstat of what was
+        # opened refuses a device.
+        fd = os.open(target, APPEND_FLAGS, USAGE_FILE_MODE)
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(errno.EINVAL, "not a regular file")
             written = os.write(fd, data)
         finally:
             os.close(fd)
