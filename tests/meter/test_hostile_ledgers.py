@@ -195,6 +195,16 @@ def test_a_line_longer_than_the_cap_is_rejected_and_the_lines_after_it_are_read(
     assert summary["rejected"][0]["first"] == f"{path} line 2"
 
 
+def test_a_line_nested_deeper_than_python_recurses_is_malformed_not_fatal(tmp_path):
+    path = tmp_path / "calls.jsonl"
+    with open(path, "wb") as handle:
+        handle.write(json.dumps(_row()).encode() + b"\n")
+        handle.write(b'{"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n")
+        handle.write(json.dumps(_row("s2")).encode() + b"\n")
+    summary = build_baseline([path])
+    assert (summary["requests"], summary["malformed_lines"]) == (2, 1)
+
+
 def test_usage_rows_out_of_range_are_rejected(tmp_path):
     ledger = _ledger(tmp_path / "calls.jsonl", [_row()])
     home = tmp_path / "wherein-home"

@@ -190,6 +190,15 @@ def test_a_refresh_reads_only_what_the_transcript_gained(session, tmp_path):
     assert _line(_run(stdin)) == LINE.replace("$1.03", "$1.04")
 
 
+def test_a_line_nested_deeper_than_python_recurses_is_passed_over(session):
+    """A tool's input may nest deeply; JSON's parser recursed into it and failed the line."""
+    deep = '{"type": "assistant", "x": ' + "[" * 5000 + "]" * 5000 + "}"
+    _append(Path(session["transcript_path"]), [deep])
+    stdin = json.dumps(session).encode()
+    assert _line(_run(stdin)) == LINE
+    assert _line(_run(stdin)) == LINE  # and its state was kept for the next refresh
+
+
 def test_a_line_still_being_written_waits_for_the_next_refresh(session):
     transcript = Path(session["transcript_path"])
     whole = json.dumps(_response("s1", 5, _usage(100_000, 0)))  # 100,000 in = $0.30

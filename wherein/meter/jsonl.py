@@ -63,12 +63,15 @@ def decode_line(raw: bytes) -> Any:
     Raises:
         ValueError: not JSON, or not UTF-8.
     """
-    if _fast_decode is not None:
-        try:
-            return _fast_decode(raw)
-        except _FAST_ERRORS:
-            pass  # NaN, 1e999, a lone surrogate, or not JSON at all: json decides
-    return _json_decode(raw.decode("utf-8"))  # str, not bytes: skips encoding sniffing
+    try:
+        if _fast_decode is not None:
+            try:
+                return _fast_decode(raw)
+            except _FAST_ERRORS:
+                pass  # NaN, 1e999, a lone surrogate, or not JSON at all: json decides
+        return _json_decode(raw.decode("utf-8"))  # str, not bytes: skips encoding sniffing
+    except RecursionError:  # nested deeper than the parsers recurse: malformed like any other
+        raise ValueError("nested too deeply") from None
 
 
 @dataclass

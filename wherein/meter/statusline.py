@@ -78,7 +78,7 @@ def parse_input(data: bytes | None) -> SessionInput | None:
         return None
     try:
         value = json.loads(data.decode("utf-8"))
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python recurses
         return None
     if not isinstance(value, dict):
         return None
@@ -293,7 +293,7 @@ _IGNORED = _Ignored()
 def _add_line(raw: bytes, cost: SessionState, environ: Mapping[str, str] | None) -> None:
     try:
         line = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python recurses
         return
     if not isinstance(line, dict) or line.get("type") != "assistant":
         return

@@ -146,7 +146,7 @@ def load_state(path: Path, session: str) -> SessionState:
         data = handle.read()
     try:
         value = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return SessionState(session)
     return SessionState.from_json(value, session)
 

@@ -107,7 +107,7 @@ def session_rows(
         stop = data.find(b"\n", at)
         try:
             row = parse_usage_row(json.loads(data[begin:stop]))
-        except (ValueError, OutOfRange):  # not JSON, or a value out of range
+        except (ValueError, RecursionError, OutOfRange):  # not JSON, or out of range
             row = None
         if row is not None and row.session == session:
             rows.append(row)
