@@ -274,6 +274,19 @@ def test_a_terminal_that_cannot_show_the_dot_gets_ascii(session):
     assert _line(_run(json.dumps(session).encode(), encoding="ascii")) == ascii_line
 
 
+def test_a_subagents_folder_linked_elsewhere_is_not_read(session, tmp_path):
+    """`baseline` follows no link inside the agent's folders, and the status line agrees."""
+    folder = Path(session["transcript_path"]).with_suffix("") / "subagents"
+    elsewhere = tmp_path / "elsewhere"
+    folder.rename(elsewhere)
+    folder.symlink_to(elsewhere, target_is_directory=True)
+    stdin = json.dumps(session).encode()
+    linked = _line(_run(stdin))
+    folder.unlink()
+    (tmp_path / "wherein-home" / "statusline").rename(tmp_path / "state-before")
+    assert linked == _line(_run(stdin)) != LINE  # as if there were no subagent
+
+
 def test_a_transcript_that_is_a_link_a_fifo_or_huge_is_not_read(session, tmp_path):
     real = Path(session["transcript_path"])
     link = real.with_name("linked.jsonl")

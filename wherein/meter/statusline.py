@@ -29,6 +29,7 @@ import contextlib
 import json
 import os
 import select
+import stat
 import sys
 import time
 from collections.abc import Mapping
@@ -242,10 +243,19 @@ def _transcript_files(transcript: Path | None) -> list[Path]:
     if transcript is None:
         return []
     found = [transcript]
-    subagents = transcript.with_suffix("") / "subagents"
+    folder = transcript.with_suffix("")
+    subagents = folder / "subagents"
+    # A link inside the agent's folders is not followed, as `baseline` follows none: a
+    # `subagents` linked elsewhere would bill this session for whatever lies there.
     with contextlib.suppress(OSError):  # no subagent yet
-        found += sorted(p for p in subagents.iterdir() if p.suffix == ".jsonl")
+        if _real_folder(folder) and _real_folder(subagents):
+            found += sorted(p for p in subagents.iterdir() if p.suffix == ".jsonl")
     return found
+
+
+def _real_folder(path: Path) -> bool:
+    """Whether `path` is a folder itself, not a link to one (raises OSError if absent)."""
+    return stat.S_ISDIR(os.lstat(path).st_mode)
 
 
 def _read_new(
