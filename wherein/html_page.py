@@ -15,6 +15,7 @@ from pathlib import Path
 
 from wherein.errors import UsageError
 from wherein.safe_files import UnsafeFile, write_atomic
+from wherein.untrusted import visible
 
 __all__ = ["csp_hash", "escape", "page_head", "write_page_file"]
 
@@ -24,8 +25,9 @@ PAGE_FILE_MODE = 0o644
 
 
 def escape(text: object) -> str:
-    """`text` as HTML text or an attribute value."""
-    return html.escape(str(text), quote=True)
+    """`text` as HTML text or an attribute value, its control characters and lone surrogates
+    (a file name's undecodable bytes) shown as escapes, as the text report shows them."""
+    return html.escape(visible(str(text)), quote=True)
 
 
 def csp_hash(text: str) -> str:
@@ -56,7 +58,9 @@ def write_page_file(text: str, path: Path) -> int:
     Raises:
         UsageError: the file or its folder cannot be written.
     """
-    data = text.encode("utf-8")
+    # A lone surrogate no escape met (in a script's data) is written as its escape, not a
+    # reason to lose the whole page.
+    data = text.encode("utf-8", "backslashreplace")
     path = Path(path).expanduser()
     try:
         write_atomic(path, data, new_mode=PAGE_FILE_MODE, make_folders=False)

@@ -205,6 +205,28 @@ def test_a_line_nested_deeper_than_python_recurses_is_malformed_not_fatal(tmp_pa
     assert (summary["requests"], summary["malformed_lines"]) == (2, 1)
 
 
+def test_a_transcript_whose_name_is_not_utf8_is_named_in_the_html_report(tmp_path, capsys):
+    """Its name's undecodable byte is a lone surrogate in Python: the page, written as UTF-8,
+    was lost with a traceback when a note named the file."""
+    folder = tmp_path / "home" / ".claude" / "projects" / "p"
+    folder.mkdir(parents=True)
+    usage = {"input_tokens": -1, "output_tokens": 1}
+    line = {
+        "type": "assistant",
+        "sessionId": "s1",
+        "requestId": "r1",
+        "timestamp": "2026-01-05T10:00:00Z",
+        "message": {"id": "m1", "model": "claude-sonnet-4-5", "content": [], "usage": usage},
+    }
+    with open(os.fsencode(folder) + b"/bad\xff.jsonl", "w") as handle:
+        handle.write(json.dumps(line) + "\n")
+    page = tmp_path / "r.html"
+    assert main(["baseline", "--html", str(page)]) == 0
+    shown = page.read_text(encoding="utf-8")
+    assert "bad\\udcff.jsonl" in shown
+    capsys.readouterr()
+
+
 def test_usage_rows_out_of_range_are_rejected(tmp_path):
     ledger = _ledger(tmp_path / "calls.jsonl", [_row()])
     home = tmp_path / "wherein-home"
