@@ -72,6 +72,12 @@ def test_a_parent_that_is_not_a_table_is_refused():
         parse_toml_document('mcp_servers = "none"\n', "c.toml").with_table(KEY, TABLE)
 
 
+def test_our_key_holding_something_other_than_a_table_is_refused_naming_it():
+    text = '[mcp_servers]\nwherein = "notatable"\n'
+    with pytest.raises(ConfigError, match=r"'mcp_servers\.wherein' in c\.toml is not a table"):
+        parse_toml_document(text, "c.toml").with_table(KEY, TABLE)
+
+
 def test_malformed_toml_is_refused_naming_the_file():
     with pytest.raises(ConfigError, match=r"/x/config.toml is not valid TOML"):
         parse_toml_document("[mcp_servers.docs\n", "/x/config.toml")

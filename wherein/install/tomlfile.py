@@ -49,6 +49,11 @@ class TomlDocument:
             ConfigError: a key along `path` holds something other than a table.
         """
         current = self.get(path)
+        if current is not None and not isinstance(current, dict):  # `wherein = "x"`
+            raise ConfigError(
+                f"'{'.'.join(path)}' in {self.where} is not a table, so wherein cannot write "
+                "its entry there. It was left untouched; fix that key and run the command again."
+            )
         expected = _deep_set(self.data, path, {**(current or {}), **table}, self.where)
         if current is None:
             separator = "" if not self.text else ("\n" if self.text.endswith("\n") else "\n\n")
