@@ -130,6 +130,14 @@ def test_filters_that_match_nothing_give_an_empty_report_not_an_error(everything
     assert "No request in these ledgers matches" in format_report(s)
 
 
+def test_ledgers_that_hold_no_request_say_so_not_that_a_filter_matched_nothing(tmp_path):
+    empty = tmp_path / "calls.jsonl"
+    empty.write_text('{"not": "a request"}\n')
+    text = format_report(build_baseline([empty]))
+    assert "These ledgers hold no request that could be read." in text
+    assert "--since" not in text
+
+
 def test_no_recall_anywhere_leaves_the_recall_group_empty(tmp_path):
     ledger = tmp_path / "calls.jsonl"
     ledger.write_text(

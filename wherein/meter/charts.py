@@ -8,6 +8,7 @@ print still tells them apart.
 
 from __future__ import annotations
 
+from wherein.meter.report import no_request_note
 from wherein.meter.steps import describe_cuts
 from wherein.meter.summary import BASELINE, CHARS_PER_TOKEN, RECALL
 
@@ -43,10 +44,11 @@ COST_COLOURS = {
 }
 USAGE_COLOURS = ("#e08a1e", "#1b3a5c")  # excerpts as the recall line, whole files as baseline
 STEPS_X_TITLE = "step within the session (request number), in buckets of {width}"
-NO_REQUEST = (
-    "No request in these ledgers matches --since, --until and --project, so there is nothing "
-    "to plot."
-)
+NOTHING_TO_PLOT = "so there is nothing to plot."
+
+
+def _no_request(summary: dict) -> str:
+    return f"{no_request_note(summary).removesuffix('.')}, {NOTHING_TO_PLOT}"
 
 
 def chart_specs(summary: dict) -> list[dict]:
@@ -96,7 +98,7 @@ def _steps_chart(summary: dict) -> dict:
     series = summary.get("context_by_step")
     spec = _spec("steps", title, kind="line", y_unit="tokens")
     if not series or not series["buckets"]:
-        spec["empty"] = NO_REQUEST
+        spec["empty"] = _no_request(summary)
         return spec
     labels = _step_labels(series)
     groups = _drawn_groups(summary)
@@ -172,7 +174,7 @@ def _sessions_chart(summary: dict) -> dict:
     series = summary.get("context_by_step")
     spec = _spec("sessions", title, kind="bar", y_unit="count")
     if not series or not series["buckets"]:
-        spec["empty"] = NO_REQUEST
+        spec["empty"] = _no_request(summary)
         return spec
     labels = _step_labels(series)
     groups = _drawn_groups(summary)
@@ -204,7 +206,7 @@ def _cost_chart(summary: dict) -> dict:
     days = summary.get("cost_by_day") or []
     spec = _spec("cost", title, kind="bar", stacked=True, y_unit="usd")
     if not days:
-        spec["empty"] = NO_REQUEST
+        spec["empty"] = _no_request(summary)
         return spec
     parts = [p for p in COST_LABELS if p != "stored" or any(day["stored"] for day in days)]
     spec.update(

@@ -11,6 +11,7 @@ __all__ = [
     "breakdown_cells",
     "format_breakdown",
     "format_report",
+    "no_request_note",
     "report_rows",
 ]
 
@@ -251,6 +252,14 @@ def _total_rows(summary: dict) -> list[Row]:
     ]
 
 
+def no_request_note(summary: dict) -> str:
+    """Why the report holds no request: the filters left none, or the ledgers held none."""
+    filters = summary.get("filters") or {}
+    if any(filters.get(name) for name in ("since", "until", "project")):
+        return "No request in these ledgers matches --since, --until and --project."
+    return "These ledgers hold no request that could be read."
+
+
 def _notes(summary: dict) -> list[str]:
     ledger_bad = _count(summary["malformed_lines"])
     usage_bad = _count(summary["usage_rows_malformed"])
@@ -269,7 +278,7 @@ def _notes(summary: dict) -> list[str]:
         rows = _rows(summary["usage_rows_rejected"])
         notes.append(f"{rows} of usage.jsonl rejected as out of range: {_reasons(usage_rejected)}.")
     if not summary["requests"]:
-        notes.append("No request in these ledgers matches --since, --until and --project.")
+        notes.append(no_request_note(summary))
     for item in summary["unpriced_models"]:
         what = f"{item['model']} ({_requests(item['requests'])}, {item['reason']})"
         where = summary["rules"].get("user_price_file", "your prices.toml")
