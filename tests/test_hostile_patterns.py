@@ -43,6 +43,21 @@ HOSTILE = {
         "suggest_roots(folder, [])",
         "[]",
     ),
+    # What encloses each declaration was found by walking `.parent`, which tree-sitter works
+    # out from the root: cubic in the nesting (1,000 nested functions 28 s, 2,000 minutes).
+    "declarations nested 2,000 deep": (
+        "from wherein.chunking import chunk_source",
+        "[len(c.symbols) for c in chunk_source('deep.js', ''.join("
+        "f'function f{i}() {{\\n' for i in range(2000)) + '}\\n' * 2000)[1]][:1]",
+        "[16]",
+    ),
+    # Scala's grammar parses a long line in quadratic time (312 KB: 194 s): such a file is
+    # cut into windows unparsed.
+    "a Scala file's long line": (
+        "from wherein.chunking import chunk_source",
+        "chunk_source('s.scala', 'a = 1; ' * 50_000 + '\\nobject A\\n')[0]",
+        "'scala'",
+    ),
     # A model's answer is read up to 64 KB: one key of spaces fills it (40 s before).
     "a reranking model's candidate keys": (
         "from wherein.ranking.rerank import parse_scores",
