@@ -453,3 +453,9 @@ def test_cpp_qualified_and_specialized_names_name_their_class_and_function():
 def test_c_include_guard_is_not_a_symbol_but_a_valued_macro_is():
     symbols = symbols_of("m.h", CASES["c"][1])
     assert "RING_H" not in symbols and "CAPACITY" in symbols
+
+
+def test_a_name_the_parser_made_up_to_recover_from_an_error_names_nothing():
+    # The C grammar recovers from an attribute between `#if` lines with an empty declarator.
+    source = 'static struct S stub\n#if X\n    __attribute__((a))\n#endif\n    = { .name = "x" };\n'
+    assert symbols_of("a.c", source) == ["stub"]

@@ -319,6 +319,8 @@ def declarations(root, query) -> list[Declaration]:
         if definition and name:
             node = definition[0]
             text = name[0].text.decode("utf-8", errors="replace")
+            if not text:  # a name the parser made up to recover from an error: none
+                continue
             # A method declared outside its type (Go receivers, C++ `Foo::bar`,
             # Ruby `def self.x`) names the type in an optional @receiver capture.
             if receiver:
