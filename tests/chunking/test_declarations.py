@@ -459,3 +459,26 @@ def test_a_name_the_parser_made_up_to_recover_from_an_error_names_nothing():
     # The C grammar recovers from an attribute between `#if` lines with an empty declarator.
     source = 'static struct S stub\n#if X\n    __attribute__((a))\n#endif\n    = { .name = "x" };\n'
     assert symbols_of("a.c", source) == ["stub"]
+
+
+FLOW = """
+    /**
+     * @flow strict-local
+     */
+    export type Props = { title: string, count?: number };
+    export class Banner extends React.Component<Props> {
+      height: number = 10;
+      render(): React.Node {
+        return null;
+      }
+    }
+    export function show(props: Props): void {}
+    """
+
+
+def test_javascript_marked_flow_is_parsed_with_its_types_and_stays_javascript():
+    language, chunks = chunk_source("Banner.js", textwrap.dedent(FLOW).lstrip("\n"))
+    assert language == "javascript"  # --lang javascript still finds it
+    assert [s for c in chunks for s in c.symbols] == ["Props", "Banner", "Banner.render", "show"]
+    # Without the mark, the JavaScript grammar meets the types as errors and names less.
+    assert symbols_of("Banner.js", FLOW.replace("@flow", "@format")) == ["Banner"]

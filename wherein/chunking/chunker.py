@@ -14,7 +14,13 @@ import bisect
 import itertools
 from dataclasses import dataclass
 
-from wherein.chunking.languages import definition_query, language_for, language_of, parser_for
+from wherein.chunking.languages import (
+    definition_query,
+    grammar_of,
+    language_for,
+    language_of,
+    parser_for,
+)
 from wherein.chunking.markdown import heading_rows, heading_text
 
 __all__ = ["Chunk", "Declaration", "chunk_source", "declarations"]
@@ -76,14 +82,15 @@ def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
     language = language_of(path, text)
     if language == "markdown":
         return language, _build(lines, _markdown_spans(lines), (), "markdown")
-    parser = parser_for(language) if language else None
+    grammar = grammar_of(language, text) if language else None
+    parser = parser_for(grammar) if grammar else None
     if parser is None:
         return language or "text", _text_windows(lines)
-    if language in QUADRATIC_LINE_LANGUAGES and max(map(len, lines)) > PARSE_MAX_LINE_CHARS:
+    if grammar in QUADRATIC_LINE_LANGUAGES and max(map(len, lines)) > PARSE_MAX_LINE_CHARS:
         return language, _text_windows(lines)
     tree = parser.parse(text.encode("utf-8", errors="surrogatepass"))
     try:
-        definitions = _definitions(tree.root_node, language)
+        definitions = _definitions(tree.root_node, grammar)
         spans = _Cutter(lines).group(_units(tree.root_node, lines), ())
     except RecursionError:  # nested past what the cutter's recursion reaches
         return language, _text_windows(lines)

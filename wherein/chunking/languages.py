@@ -18,6 +18,7 @@ __all__ = [
     "EXTENSIONS",
     "INTERPRETERS",
     "definition_query",
+    "grammar_of",
     "language_for",
     "language_of",
     "parser_for",
@@ -136,6 +137,22 @@ INTERPRETERS: dict[str, str] = {
 # The most of a first line read for its interpreter.
 SHEBANG_CHARS = 200
 _INTERPRETER_NAME = re.compile(r"[a-z]+")
+
+
+# JavaScript with Flow's types (`export type Props = {...}`, `class A { x: number }`) is
+# parsed by the TSX grammar, whose TypeScript reads most of Flow: over React Native's 662 files
+# marked `@flow`, the JavaScript grammar met errors in 536 and named 2,215 declarations, the
+# TSX grammar errors in 303 and 4,701 declarations. The mark sits in the file's first comment.
+FLOW_MARK = "@flow"
+FLOW_MARK_CHARS = 2000
+
+
+def grammar_of(language: str, text: str) -> str:
+    """The grammar (and declaration query) that parses `language`'s `text`: its own, but
+    TSX's for JavaScript marked `@flow`. Results keep the file's language."""
+    if language == "javascript" and FLOW_MARK in text[:FLOW_MARK_CHARS]:
+        return "tsx"
+    return language
 
 
 def language_of(path: str, text: str) -> str | None:
