@@ -217,9 +217,9 @@ def _list_folder(
         # A name that is not UTF-8 is shown with `\xNN` escapes, which a name written with
         # those very characters shows too: the index keys files by what it shows, so of two
         # such names the one that is UTF-8 (else the first) is kept and the other reported.
-        shown_names = {entry.name for entry in entries if display_name(entry.name) == entry.name}
-        for entry in entries:
-            name = display_name(entry.name)
+        named = [(entry, display_name(entry.name)) for entry in entries]
+        shown_names = {name for entry, name in named if name == entry.name}
+        for entry, name in named:
             rel = f"{rel_dir}/{name}" if rel_dir else name
             if name != entry.name:
                 if name in shown_names:

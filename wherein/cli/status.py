@@ -106,11 +106,12 @@ def _print_scopes(
 def _made_by_another_model(stored: str | None, embedder: EmbedderStatus) -> bool:
     """Whether the index's vectors ("provider:model:dim") come from another model than the
     configured one (whose model name an in-process provider may leave unsaid)."""
-    if not stored or ":" not in stored:
+    from wherein.embedding.base import EmbedderIdentity  # light: as `describe_embedder` uses
+
+    identity = EmbedderIdentity.from_key(stored) if stored else None
+    if identity is None:
         return False
-    provider, rest = stored.split(":", 1)
-    model = rest.rpartition(":")[0]
-    return provider != embedder.provider or embedder.model not in (None, model)
+    return identity.provider != embedder.provider or embedder.model not in (None, identity.model)
 
 
 def _endpoint_line(embedder: EmbedderStatus) -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import numpy as np
+if TYPE_CHECKING:  # numpy only where rows are normalized: `wherein status` reads identities
+    import numpy as np
 
 __all__ = ["Embedder", "EmbedderIdentity", "normalize_rows"]
 
@@ -21,6 +22,15 @@ class EmbedderIdentity:
 
     def key(self) -> str:
         return f"{self.provider}:{self.model}:{self.dimension}"
+
+    @classmethod
+    def from_key(cls, key: str) -> EmbedderIdentity | None:
+        """The identity `key()` wrote (a model name may hold `:`), or None for another text."""
+        provider, _, rest = key.partition(":")
+        model, _, dimension = rest.rpartition(":")
+        if not provider or not model or not dimension.isdigit():
+            return None
+        return cls(provider, model, int(dimension))
 
 
 @runtime_checkable
@@ -40,6 +50,8 @@ class Embedder(Protocol):
 
 def normalize_rows(matrix: np.ndarray) -> np.ndarray:
     """Scale each row to unit length; an all-zero row stays zero."""
+    import numpy as np
+
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0

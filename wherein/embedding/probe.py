@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from wherein.embedding.base import EmbedderIdentity
 from wherein.endpoint.guard import check_url
 from wherein.errors import ConfigError, EmbedderError
 from wherein.redaction import redact
@@ -63,11 +64,9 @@ def describe_embedder(settings: Settings, indexed: str | None = None) -> Embedde
     provider = settings["embedding.provider"]
     if provider not in HTTP_PROVIDERS:
         model, dim = settings["embedding.model"], None
-        if indexed:
-            stored_provider, rest = indexed.split(":", 1)
-            stored_model, _, stored_dim = rest.rpartition(":")
-            if stored_provider == provider:
-                model, dim = stored_model, int(stored_dim)
+        stored = EmbedderIdentity.from_key(indexed) if indexed else None
+        if stored is not None and stored.provider == provider:
+            model, dim = stored.model, stored.dimension
         return EmbedderStatus(provider, model, dim, url=None, answered=None)
 
     # Imported only now: httpx, and the rich its CLI module imports, for an HTTP provider only.

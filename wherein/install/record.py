@@ -17,7 +17,7 @@ from typing import Any
 
 from wherein.errors import ConfigError
 from wherein.index.location import data_home
-from wherein.safe_files import UnsafeFile, read_regular, write_atomic
+from wherein.safe_files import UnsafeFile, not_regular, read_regular, write_atomic
 from wherein.storage.aside import move_aside
 
 __all__ = ["Created", "created_in", "forget", "load_record", "remember", "save_record"]
@@ -71,11 +71,9 @@ def save_record(name: str, records: dict[str, Any], *, sort_keys: bool = True) -
     path = data_home() / name
     data = (json.dumps(records, indent=2, sort_keys=sort_keys) + "\n").encode("utf-8")
     try:
-        try:
-            write_atomic(path, data)
-        except UnsafeFile:
+        if not_regular(path) is not None:
             move_aside(path)
-            write_atomic(path, data)
+        write_atomic(path, data)
     except (OSError, UnsafeFile) as err:
         raise ConfigError(
             f"Cannot write {path}: {err}. Run the command again once it can be written."
