@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.chunking.listing import assert_chunks_match_file, uncovered_lines
 from wherein.chunking import chunk_source
-from wherein.chunking.chunker import MAX_CHUNK_LINES
+from wherein.chunking.chunker import MAX_CHUNK_LINES, MAX_HEADER_LINES
 
 
 def chunk(path: str, text: str):
@@ -59,6 +59,33 @@ def test_siblings_of_a_dominant_declaration_do_not_overflow_the_first_part():
     chunks = chunk("big.cs", source)
     assert all(c.end_line - c.start_line + 1 <= MAX_CHUNK_LINES for c in chunks)
     assert chunk_holding(chunks, "N.IBig").end_line < chunk_holding(chunks, "N.C").start_line
+
+
+def test_lines_no_node_holds_stay_in_a_chunk():
+    # A docstring long enough to be split is cut at its escape sequences, the only nodes
+    # inside it: the prose between them must not fall out of the index.
+    prose = "".join(f"    Sentence {i} of the contract.\n" for i in range(60))
+    source = (
+        'def send(msg):\n    """Send one message.\n\n    A lone \\\\r is sent as \\\\r\\\\n.\n'
+        + prose
+        + '    Ends with \\\\n.\n    """\n    return msg\n'
+    )
+    chunks = chunk("mail.py", source)  # asserts that every line not blank is in a chunk
+    assert any("Sentence 30 of" in c.text for c in chunks)
+
+
+def test_a_long_lead_before_the_first_part_is_a_part_of_its_own():
+    doc = "".join(f"    Explains case {i}.\n" for i in range(20))
+    loop = "".join(f"            step_{i}(stack)\n" for i in range(45))
+    source = (
+        'def run(prompt):\n    """Run the steps.\n\n' + doc + '    """\n    result = None\n'
+        "    with open_stack() as stack:\n        try:\n"
+        + loop
+        + "        finally:\n            stack.close()\n    return result\n"
+    )
+    chunks = chunk("steps.py", source)
+    assert all(c.end_line - c.start_line + 1 <= MAX_CHUNK_LINES + MAX_HEADER_LINES for c in chunks)
+    assert chunks[0].start_line == 1 and "Explains case 19." in chunks[0].text
 
 
 def test_header_is_the_signature_and_the_nested_opening_line_not_setup_statements():

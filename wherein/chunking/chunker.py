@@ -91,7 +91,10 @@ def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
     tree = parser.parse(text.encode("utf-8", errors="surrogatepass"))
     try:
         definitions = _definitions(tree.root_node, grammar)
-        spans = _Cutter(lines).group(_units(tree.root_node, lines), ())
+        cutter = _Cutter(lines)
+        spans = cutter.cover(
+            cutter.group(_units(tree.root_node, lines), ()), 0, len(lines) - 1, (), ()
+        )
     except RecursionError:  # nested past what the cutter's recursion reaches
         return language, _text_windows(lines)
     return language, _build(lines, spans, definitions, "code")
@@ -213,10 +216,47 @@ class _Cutter:
             return [_Span(s, e, header_rows) for s, e in _window_rows(self.lines, start, end)]
         own_header = self.header_rows(node, body, children[0][0], max(node.start_point.row, start))
         inner = self.group(children, header_rows + own_header)
-        # The header lines open the first part; the closing lines end the last.
-        inner[0] = _Span(start, inner[0].end, header_rows)
-        inner[-1] = _Span(inner[-1].start, end, inner[-1].header_rows)
-        return inner
+        return self.cover(inner, start, end, header_rows, header_rows + own_header)
+
+    def cover(self, spans, start, end, outer, inner) -> list[_Span]:
+        """The spans, widened so each line of start..end that is not blank is in one.
+
+        Between a unit's parts lie lines no part holds: the unit's own header lines
+        (`def f(x):` and its docstring) before the first, the closing lines after the
+        last, and tokens that are no node of their own (C#'s `else`, OCaml's `;;`, the
+        text of a docstring between its escape sequences). Such a gap joins the part
+        beside it (the header opens the first part, which then needs no header of its own)
+        while that part stays within bounds; a gap of a few lines always does; a larger
+        one is a part of its own (`outer` header rows before the first part, `inner` after).
+        """
+        out: list[_Span] = []
+        row = start  # the first row no span holds yet
+        for index, span in enumerate([*spans, None]):
+            gap_end = end if span is None else span.start - 1
+            if gap_end >= row and any(self.lines[r].strip() for r in range(row, gap_end + 1)):
+                small = gap_end - row + 1 <= MAX_HEADER_LINES
+                if index == 0 and span is not None:  # before the first part: its header
+                    if small or self.fits(row, span.end, MAX_CHUNK_LINES):
+                        span = _Span(row, span.end, outer)
+                    else:
+                        out.extend(
+                            _Span(s, e, outer) for s, e in _window_rows(self.lines, row, gap_end)
+                        )
+                elif out and (small or self.fits(out[-1].start, gap_end, MAX_CHUNK_LINES)):
+                    out[-1] = _Span(out[-1].start, gap_end, out[-1].header_rows)
+                elif span is not None and self.fits(row, span.end, MAX_CHUNK_LINES):
+                    span = _Span(row, span.end, span.header_rows)
+                else:
+                    header = outer if not out else inner
+                    out.extend(
+                        _Span(s, e, header) for s, e in _window_rows(self.lines, row, gap_end)
+                    )
+            elif index == 0 and span is not None:  # the first part holds the header lines
+                span = _Span(span.start, span.end, outer)
+            if span is not None:
+                out.append(span)
+                row = span.end + 1
+        return out
 
     def header_rows(self, node, body, first_child: int, top: int) -> tuple[int, ...]:
         """The rows that open the node and each level down to its body.

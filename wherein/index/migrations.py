@@ -125,15 +125,17 @@ def m007_rechunk_changed_languages(conn: sqlite3.Connection) -> None:
     is parsed as C++, C names what `extern "C" {` encloses, C++ names a specialization
     (`f<int>()`) and a method qualified twice or more (`a::B::c`), JavaScript marked `@flow`
     is parsed with its types (TSX's grammar), Elixir no longer reads `!f(x)` as a
-    declaration, Rust names the methods of an `impl` for a primitive type, and a script with
-    no extension is parsed in the language of its `#!` line (it was plain text). Each is
-    marked changed, as m004 marked every file; its chunks keep their vectors wherever the
-    embedded text is the same."""
+    declaration, Rust names the methods of an `impl` for a primitive type, a script with no
+    extension is parsed in the language of its `#!` line (it was plain text), and in every
+    parsed language the lines between a declaration's parts (a long docstring, a lone
+    `else`) are kept in a chunk, where some were left out. Each such file is marked changed,
+    as m004 marked every file; its chunks keep their vectors wherever the embedded text is
+    the same, as it is for almost every chunk."""
     # A file name's part after its first character holds no dot: `deploy`, `.bashrc`.
     name = "replace(path, rtrim(path, replace(path, '/', '')), '')"
     conn.execute(
         "UPDATE files SET sha256 = '', mtime_ns = -1 "
-        "WHERE language IN ('c', 'cpp', 'elixir', 'javascript', 'rust') "
+        "WHERE language NOT IN ('markdown', 'text') "
         f"OR (language = 'text' AND instr(substr({name}, 2), '.') = 0)"
     )
 
