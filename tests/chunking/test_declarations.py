@@ -167,6 +167,29 @@ CASES = {
             "gfx.Widget.operator== gfx.Id gfx.frames dump"
         ),
     ),
+    "objc": (
+        "m.mm",
+        """
+        #define GREETER_H
+        #define MAX_TIMES 3
+        @protocol Greeter <NSObject>
+        - (void)greet:(NSString *)name times:(int)n;
+        @property (nonatomic, copy) NSString *title;
+        @end
+        @interface Widget : NSObject <Greeter>
+        + (instancetype)widgetWithName:(NSString *)name;
+        @end
+        @implementation Widget (Drawing)
+        - (void)drawInRect:(CGRect)rect { int local = 0; }
+        @end
+        typedef struct { int x; } Point2;
+        static NSString *title_of(id thing) { return nil; }
+        """,
+        (
+            "MAX_TIMES Greeter Greeter.greet Greeter.title Widget Widget.widgetWithName "
+            "Widget.drawInRect Point2 title_of"
+        ),
+    ),
     "csharp": (
         "M.cs",
         """
@@ -372,6 +395,17 @@ def test_a_cpp_header_named_dot_h_is_parsed_as_cpp():
     language, _chunks = chunk_source("gfx.h", textwrap.dedent(source).lstrip("\n"))
     assert language == "cpp"
     assert symbols_of("gfx.h", source) == expected.split()
+
+
+def test_objective_c_headers_and_m_files_are_objective_c_and_matlab_is_text():
+    path, source, expected = CASES["objc"]
+    for name in ("Widget.h", "Widget.m"):
+        language, _chunks = chunk_source(name, textwrap.dedent(source).lstrip("\n"))
+        assert language == "objc"
+        assert symbols_of(name, source) == expected.split()
+    assert chunk_source("Widget.h", '#import "Greeter.h"\nint count;\n')[0] == "objc"
+    matlab = "function y = square(x)\n  % the square of x\n  y = x .^ 2;\nend\n"
+    assert chunk_source("square.m", matlab)[0] == "text"
 
 
 def test_a_c_header_stays_c_whatever_its_comments_and_guards_say():

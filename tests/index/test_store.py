@@ -282,6 +282,7 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
         "bin/deploy": "#!/bin/sh\nship() {\n  echo shipped\n}\n",
         "main.py": "def main():\n    pass\n",
         "notes.txt": "Ship on Fridays.\n",
+        "Widget.m": "#import <Cocoa/Cocoa.h>\n@implementation Widget\n- (void)draw {}\n@end\n",
     }
     repo = write_tree(tmp_path / "repo", files)
     store = build(index_path, repo)
@@ -291,20 +292,22 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
         "bin/deploy": "bash",
         "main.py": "python",
         "notes.txt": "text",
+        "Widget.m": "objc",
     }
     assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
     # As the chunker before schema 7 left them: the header read as C, the script as text,
     # under stats that hold.
     store.conn.execute("UPDATE files SET language = 'c' WHERE path = 'gfx.h'")
     store.conn.execute("UPDATE files SET language = 'text' WHERE path = 'bin/deploy'")
+    store.conn.execute("UPDATE files SET language = 'text' WHERE path = 'Widget.m'")
     store.conn.execute("UPDATE chunks SET symbols = '[]'")
     store.conn.execute("PRAGMA user_version = 6")
     store.close()
 
     store = open_store(index_path)
     report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
-    assert report.files_changed == 4  # all but notes.txt, a text file with an extension
+    assert report.files_changed == 5  # all but notes.txt, a text file with an extension
     assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
     symbols = {s for (s,) in store.conn.execute("SELECT symbols FROM chunks")}
-    restored = {'["gfx", "gfx.Widget", "gfx.Widget.draw"]', '["Widget.draw"]', '["ship"]', "[]"}
-    assert restored <= symbols
+    restored = {'["gfx", "gfx.Widget", "gfx.Widget.draw"]', '["Widget.draw"]', '["ship"]'}
+    assert restored | {'["Widget", "Widget.draw"]', "[]"} <= symbols

@@ -363,6 +363,10 @@ def declarations(root, query) -> list[Declaration]:
         declarator = captures.get("declarator")
         if declarator:
             name, receiver = _unqualified(_declared(declarator[0]))
+        named = captures.get("named")
+        if named:
+            own = _own_name(named[0])
+            name = None if own is None else [own]
         if definition and name:
             node = definition[0]
             text = name[0].text.decode("utf-8", errors="replace")
@@ -420,6 +424,29 @@ def _declared(node):
         if inner is None:
             return node
         node = inner
+
+
+def _own_name(node):
+    """The name of a @named capture, a declaration whose name the query leaves to the
+    chunker: its `name` field (a macro's, but an include guard with no value names
+    nothing), what its `declarator` field declares (a function, a typedef), or its first
+    identifier (an Objective-C class, protocol or method: the selector's first keyword),
+    looking into a property's declaration for the declarator there."""
+    if node.type == "preproc_def" and node.child_by_field_name("value") is None:
+        return None
+    name = node.child_by_field_name("name")
+    if name is not None:
+        return name
+    declarator = node.child_by_field_name("declarator")
+    if declarator is not None:
+        return _declared(declarator)
+    for child in node.named_children:
+        if child.type == "identifier":
+            return child
+        if child.type == "struct_declaration":
+            declarators = [c for c in child.named_children if c.type == "struct_declarator"]
+            return _declared(declarators[0]) if declarators else None
+    return None
 
 
 def _predicate(name: str, args, _pattern: int, captures) -> bool:

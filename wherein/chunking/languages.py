@@ -42,6 +42,8 @@ EXTENSIONS: dict[str, str] = {
     "java": "java",
     "c": "c",
     "h": "c",
+    "m": "objc",
+    "mm": "objc",
     "cc": "cpp",
     "cpp": "cpp",
     "cxx": "cpp",
@@ -112,6 +114,14 @@ CPP_LINE = re.compile(
     re.MULTILINE,
 )
 
+# A line only Objective-C starts this way. Its headers are named `.h` too: over 450 such
+# headers (React Native's, Expo's) the C grammar met errors in 445 and named 1,197
+# declarations, the Objective-C grammar errors in 247 and 2,289 names. It is also the sign
+# that a `.m` file is Objective-C, not MATLAB or Octave (plain text here).
+OBJC_LINE = re.compile(
+    r"^[ \t]*(?:@(?:interface|implementation|protocol)\b|#import\b)", re.MULTILINE
+)
+
 
 # A script with no extension (`bin/deploy`, `configure`) says its language on its first line:
 # `#!/bin/sh`, `#!/usr/bin/env -S python3 -u`. The interpreter's name, version digits cut
@@ -156,11 +166,17 @@ def grammar_of(language: str, text: str) -> str:
 
 
 def language_of(path: str, text: str) -> str | None:
-    """`language_for(path)`, except that a `.h` file written in C++ is C++ and a script with
-    no extension is in the language its `#!` line names."""
+    """`language_for(path)`, except that a `.h` file written in Objective-C or C++ is in that
+    language, a `.m` file that shows no sign of Objective-C is plain text, and a script
+    with no extension is in the language its `#!` line names."""
     language = language_for(path)
-    if language == "c" and path[-2:].lower() == ".h" and CPP_LINE.search(text):
-        return "cpp"
+    if language == "c" and path[-2:].lower() == ".h":
+        if OBJC_LINE.search(text):
+            return "objc"
+        if CPP_LINE.search(text):
+            return "cpp"
+    if language == "objc" and path[-2:].lower() == ".m" and not OBJC_LINE.search(text):
+        return None
     if language is None and text.startswith("#!") and not PurePosixPath(path).suffix:
         return _interpreted(text[2:SHEBANG_CHARS].split("\n", 1)[0])
     return language
