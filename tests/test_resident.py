@@ -122,6 +122,29 @@ def test_a_changed_ignore_file_is_seen(repo, search):
     assert all(hit.path != "app/cookies.py" for hit in search("parse_cookie").hits)
 
 
+def test_an_edited_git_exclude_list_is_seen(repo, search):
+    exclude = repo / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(parents=True)
+    exclude.write_text("# nothing yet\n")
+    assert search("parse_cookie").hits[0].path == "app/cookies.py"
+    before = exclude.stat()
+    exclude.write_text("app/cookies.py\n")
+    os.utime(exclude, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
+    assert all(hit.path != "app/cookies.py" for hit in search("parse_cookie").hits)
+    # And by a fresh process, which trusts the last walk's stamp while it holds.
+    settings = load_settings(repo)
+    fresh = run_search(
+        "parse_cookie", workspace=repo, settings=settings, fast_embedder=HashingEmbedder()
+    )
+    assert all(hit.path != "app/cookies.py" for hit in fresh.hits)
+    exclude.write_text("# all back\n")
+    os.utime(exclude, ns=(before.st_atime_ns, before.st_mtime_ns + 2_000_000))
+    fresh = run_search(
+        "parse_cookie", workspace=repo, settings=settings, fast_embedder=HashingEmbedder()
+    )
+    assert fresh.hits[0].path == "app/cookies.py"
+
+
 def test_the_stamp_of_a_walk_notices_each_kind_of_change(repo, tmp_path):
     store = open_store(tmp_path / "home" / "index.db")
     stamp = refresh_index(store, [Root(repo)], max_file_bytes=1 << 20).stamp

