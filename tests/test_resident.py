@@ -145,6 +145,27 @@ def test_an_edited_git_exclude_list_is_seen(repo, search):
     assert fresh.hits[0].path == "app/cookies.py"
 
 
+def test_an_index_removed_under_an_idle_session_is_started_again_where_it_was(repo):
+    from wherein.index.location import data_home
+    from wherein.index.removal import remove_index
+
+    search, resident = resident_searcher(repo)
+    try:
+        assert search("parse_cookie").hits[0].path == "app/cookies.py"
+        directory = index_dir(repo)
+        assert remove_index(directory, data_home()).removed  # `wherein forget`, between searches
+        (repo / "app" / "jar.py").write_text("def bake_cookie_jar():\n    return []\n")
+        assert search("bake_cookie_jar").hits[0].path == "app/jar.py"
+        store = open_store(directory / INDEX_FILE_NAME)  # what the next process will read
+        try:
+            paths = {path for (path,) in store.conn.execute("SELECT path FROM files")}
+        finally:
+            store.close()
+        assert {"app/jar.py", "app/cookies.py"} <= paths
+    finally:
+        resident.drop_store()
+
+
 def test_the_stamp_of_a_walk_notices_each_kind_of_change(repo, tmp_path):
     store = open_store(tmp_path / "home" / "index.db")
     stamp = refresh_index(store, [Root(repo)], max_file_bytes=1 << 20).stamp

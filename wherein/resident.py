@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -70,6 +71,7 @@ class ResidentIndex:
         self.lock = threading.Lock()
         self._store: Store | None = None
         self._store_path: Path | None = None
+        self._store_file: tuple[int, int] | None = None  # its (st_dev, st_ino) when opened
         self._stamp: TreeStamp | None = None
         self._stamp_key: str | None = None
         self._watch: TreeWatch | None = None
@@ -102,11 +104,20 @@ class ResidentIndex:
         self.copies_made = 0
 
     def store(self, path: Path, verify: bool) -> Store:
-        """The open store at `path`, opened once (again after a failure or with `verify`)."""
-        if verify or self._store is None or self._store_path != path:
+        """The open store at `path`, opened once (again after a failure or with `verify`, or
+        when `path` no longer names the file opened: `wherein forget` removed the index of
+        an idle session, or it was deleted by hand, and a session kept on with the deleted
+        file while the next process started another one there)."""
+        if (
+            verify
+            or self._store is None
+            or self._store_path != path
+            or _file_identity(path) != self._store_file
+        ):
             self.drop_store()
             self._store = open_store(path, verify=verify)
             self._store_path = path
+            self._store_file = _file_identity(path)
         return self._store
 
     def drop_store(self) -> None:
@@ -388,6 +399,15 @@ class ResidentIndex:
                 missing = list(chunk_ids)
             kept.update(store.chunk_rows(missing))
         return kept
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """(st_dev, st_ino) of what `path` names now; None when it names nothing."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 def kept_while_unchanged(

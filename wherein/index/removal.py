@@ -7,8 +7,10 @@ the way to a shared package index); only while this process holds its write lock
 search or `wherein index` running there is never pulled from under (another holder means
 "skipped", said so); and by renaming it first to a hidden name in the same folder, so a
 process that arrives meanwhile starts a fresh index instead of writing into a half-removed
-one. The deletion walks by open folder descriptors (`shutil.rmtree` where it
-avoids symlink attacks), so a link below is removed as a link, never followed.
+one (a `wherein serve` session that held it open between searches is such a process:
+`ResidentIndex.store` sees the path name another file, or none). The deletion walks by
+open folder descriptors (`shutil.rmtree` where it avoids symlink attacks), so a link below
+is removed as a link, never followed.
 """
 
 from __future__ import annotations
