@@ -367,7 +367,10 @@ def test_unreadable_file_and_directories_are_reported_and_skipped(tmp_path):
         assert found.returncode == 0, found.stderr.decode()
         payload = json.loads(found.stdout)
         assert payload["results"][0]["path"] == "ok/readable.py"
-        assert "3 unreadable file(s) skipped." in payload["warnings"]
+        unreadable = [w for w in payload["warnings"] if w.startswith("Unreadable, skipped: ")]
+        assert len(unreadable) == 1
+        for item in ("locked/", "no_exec/inside.py", "secret.py"):
+            assert f"{item} (Permission denied)" in unreadable[0]
     finally:
         for path in (root / "secret.py", root / "locked", root / "no_exec"):
             os.chmod(path, 0o755)

@@ -35,7 +35,8 @@ def warm_index(
         if resident is not None:
             resident.forget_walk()  # the other process may change what the next walk finds
         warnings.append(
-            "Another wherein process is updating this index; results may miss recent changes."
+            "The index is being updated (by `wherein index`, or a session's index job); "
+            "results may miss recent changes."
         )
         return
     if resident is not None and resident.tree_unchanged(key):
@@ -58,7 +59,7 @@ def warm_index(
         if report is not None:
             warnings.extend(report.notices)
             if report.unreadable:
-                warnings.append(f"{len(report.unreadable)} unreadable file(s) skipped.")
+                warnings.append(_unreadable_warning(report.unreadable))
         if resident is not None:
             resident.remember_walk(key, stamp)
             notice = resident.take_watch_notice()
@@ -110,3 +111,15 @@ def _written(resident: ResidentIndex | None) -> None:
     """What a refresh or fill may have written is read again by the rest of the search."""
     if resident is not None:
         resident.forget_states()
+
+
+# Unreadable entries a search's warning names; `wherein index` lists more.
+UNREADABLE_NAMED = 3
+
+
+def _unreadable_warning(unreadable: list[str]) -> str:
+    """`Unreadable, skipped: a.py (Permission denied); locked/ (...); and 2 more.`"""
+    named = "; ".join(unreadable[:UNREADABLE_NAMED])
+    rest = len(unreadable) - UNREADABLE_NAMED
+    more = f"; and {rest} more (`wherein index` lists them)" if rest > 0 else ""
+    return f"Unreadable, skipped: {named}{more}."
