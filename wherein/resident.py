@@ -113,6 +113,7 @@ class ResidentIndex:
             or self._store is None
             or self._store_path != path
             or _file_identity(path) != self._store_file
+            or self._store.read_only  # opened so on a full disk: try again for writing
         ):
             self.drop_store()
             self._store = open_store(path, verify=verify)

@@ -28,6 +28,8 @@ def warm_index(
     resident: ResidentIndex | None,
 ) -> None:
     """Bring the lexical index and the fast tier up to date within the budget."""
+    if store.read_only:
+        return  # opened so because nothing can be written (a full disk); its notice says so
     settings = request.settings
     max_file_bytes = settings["walk.max_file_bytes"]
     key = walk_key(request.plan.roots, max_file_bytes)

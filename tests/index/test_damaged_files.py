@@ -13,6 +13,7 @@ import json
 import os
 import re
 import stat
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -507,3 +508,34 @@ def test_recall_mends_the_index_and_its_cache_and_says_so(capsys, repo, tmp_path
     assert result["ok"] and recalled(result) == rounded(before)
     assert any(f"The index at {path} was unreadable" in w for w in result["warnings"])
     _assert_text(the_aside(path) / "keep.txt", "mine")
+
+
+# Runs the command after it with files limited to 16 KiB: writes past that fail with EFBIG,
+# as on a full disk (Python ignores SIGXFSZ, and the exec keeps it ignored).
+FULL_DISK = [
+    sys.executable,
+    "-c",
+    "import os, resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384)); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+]
+
+
+def test_on_a_full_disk_a_healthy_index_is_read_as_it_was_never_moved_aside(capsys, repo):
+    undamaged = indexed(capsys, repo)
+    directory = index_dir(repo)
+    for name in (f"{INDEX_FILE_NAME}-wal", f"{INDEX_FILE_NAME}-shm"):  # as a clean close leaves
+        (directory / name).unlink(missing_ok=True)
+    before = sorted(p.name for p in directory.iterdir())
+    expected = json.loads(run_wherein("status", "--json", "--workspace", str(repo)).stdout)
+
+    searched = run_wherein("search", QUERY, "--json", "--workspace", str(repo), prefix=FULL_DISK)
+    assert searched.returncode == 0, searched.stderr.decode()
+    payload = json.loads(searched.stdout)
+    assert rounded(answers(payload)) == rounded(undamaged)
+    assert any(w.startswith("Cannot write the index at") for w in payload["warnings"])
+    status = run_wherein("status", "--json", "--workspace", str(repo), prefix=FULL_DISK)
+    assert status.returncode == 0, status.stderr.decode()
+    counted = json.loads(status.stdout)
+    assert "error" not in counted and counted["chunks"] == expected["chunks"] > 0
+    assert not [p.name for p in directory.iterdir() if ".broken-" in p.name]
+    assert {INDEX_FILE_NAME} <= set(before) <= {p.name for p in directory.iterdir()}

@@ -10,7 +10,8 @@ from typing import Any
 
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.storage.aside import database_not_regular
-from wherein.storage.database import open_read_only
+from wherein.storage.database import open_immutable, open_read_only, wal_is_empty
+from wherein.storage.transaction import is_unwritable
 from wherein.workspace import Root
 
 __all__ = ["IndexStatus", "read_status"]
@@ -85,10 +86,26 @@ def read_status(
         return IndexStatus(workspace, path, True, f"{irregular}; {advice}")
     if not path.is_file():
         return IndexStatus(workspace, path, False)
+    status = _read_status(workspace, path, markers, roots, immutable=False)
+    if status.error is not None and status.error.startswith(UNWRITABLE) and wal_is_empty(path):
+        # A full disk or a read-only folder refuses the `-shm` a read makes: read the file
+        # alone, as a search does then.
+        status = _read_status(workspace, path, markers, roots, immutable=True)
+    return status
+
+
+# How an error of a folder that refuses writes begins (its advice follows the cause).
+UNWRITABLE = "cannot be written"
+
+
+def _read_status(
+    workspace: Path, path: Path, markers: Sequence[str], roots: Sequence[Root], immutable: bool
+) -> IndexStatus:
+    """`read_status` through a connection of SQLite's own kind, or `open_immutable`'s."""
     try:
-        conn = open_read_only(path)
+        conn = open_immutable(path) if immutable else open_read_only(path)
     except sqlite3.Error as err:
-        return IndexStatus(workspace, path, True, str(err))
+        return IndexStatus(workspace, path, True, _error_of(err, path))
     try:
         files, skipped, chunks, vectors = conn.execute(
             "SELECT (SELECT count(*) FROM files WHERE skipped IS NULL), "
@@ -103,12 +120,7 @@ def read_status(
         scopes = _marked_scopes(conn, workspace, markers)
         root_counts = [_root_counts(conn, root) for root in roots]
     except sqlite3.Error as err:
-        if "readonly" in str(err) or "unable to open" in str(err):
-            # A WAL index needs its directory writable even to be read; rebuilding won't help.
-            advice = f"make {path.parent} writable or set WHEREIN_HOME to a writable directory"
-        else:
-            advice = "run 'wherein index' to rebuild it"
-        return IndexStatus(workspace, path, True, f"{err}; {advice}")
+        return IndexStatus(workspace, path, True, _error_of(err, path))
     finally:
         conn.close()
     return IndexStatus(
@@ -127,6 +139,17 @@ def read_status(
         scopes=scopes,
         roots=root_counts,
     )
+
+
+def _error_of(err: sqlite3.Error, path: Path) -> str:
+    """What `status` says of an index it cannot read, with what to do about it."""
+    if is_unwritable(err):
+        # A WAL index needs its folder writable even to be read; rebuilding won't help.
+        return (
+            f"{UNWRITABLE} ({err}): free some disk space, make {path.parent} writable, or "
+            "set WHEREIN_HOME to a writable directory"
+        )
+    return f"{err}; run 'wherein index' to rebuild it"
 
 
 def _fast_tier(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, Any] | None:

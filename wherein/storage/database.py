@@ -11,7 +11,9 @@ WAL journal guarantees the rest).
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -32,9 +34,11 @@ __all__ = [
     "delete_sources",
     "marked_batches",
     "open_database",
+    "open_immutable",
     "open_read_only",
     "select_by_ids",
     "start_again",
+    "wal_is_empty",
 ]
 
 BUSY_TIMEOUT_S = 30.0
@@ -70,13 +74,17 @@ class Database:
 
     KIND: ClassVar[DatabaseKind]
 
-    def __init__(self, path: Path, verify: bool = False) -> None:
+    def __init__(self, path: Path, verify: bool = False, read_only: bool = False) -> None:
         self.path = path
         self.verify = verify
+        self.read_only = read_only
         self.notice: str | None = None
-        self.conn = sqlite3.connect(
-            str(path), isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
-        )
+        if read_only:  # only where `wal_is_empty` (`open_immutable` says why)
+            self.conn = open_immutable(path)
+        else:
+            self.conn = sqlite3.connect(
+                str(path), isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
+            )
         try:
             self._prepare()
         except BaseException:
@@ -86,6 +94,10 @@ class Database:
     def _prepare(self) -> None:
         conn, kind = self.conn, self.KIND
         app_id, version, tables = self._header()
+        if self.read_only:
+            if app_id != kind.application_id or version != len(kind.migrations):
+                raise sqlite3.DatabaseError(f"not a wherein {kind.label} of this version")
+            return
         if app_id not in (0, kind.application_id) or (app_id == 0 and (version or tables)):
             raise sqlite3.DatabaseError(f"not a wherein {kind.label}")
         if version > len(kind.migrations):
@@ -205,13 +217,50 @@ def open_database(cls: type[D], path: Path, damaged: Callable[[str], D], verify:
         return cls(path, verify)
     except sqlite3.DatabaseError as err:
         if is_unwritable(err):
-            raise _unwritable(label, path, err) from err
+            refused = _unwritable(label, path, err)
+            read_only = _open_read_only(cls, path)
+            if read_only is None:
+                raise refused from err
+            read_only.notice = f"{refused} Read it as it was, without changes since."
+            return read_only
         if is_busy(err):  # locked is not broken: never move a live file aside
             raise IndexBusy(
                 f"The {label} at {path} stayed locked by another process for "
                 f"{BUSY_TIMEOUT_S:g} s. Try again when it has finished."
             ) from err
         return damaged(str(err))
+
+
+def open_immutable(path: Path) -> sqlite3.Connection:
+    """A read-only connection that needs nothing written: SQLite's `immutable`, which
+    makes no `-shm` file and takes no lock. Where the disk is full (or a file size limit
+    or a read-only folder refuses the `-shm`), an index can still be read so. It reads
+    the main file alone: only for a file whose WAL is empty (`wal_is_empty`), or it
+    would miss transactions, or catch a checkpoint half done."""
+    where = f"{Path(path).absolute().as_uri()}?mode=ro&immutable=1"
+    return sqlite3.connect(where, uri=True, isolation_level=None, check_same_thread=False)
+
+
+def wal_is_empty(path: Path) -> bool:
+    """Whether the database at `path` has no WAL file, or an empty regular one."""
+    try:
+        wal = os.stat(f"{path}-wal", follow_symlinks=False)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return stat.S_ISREG(wal.st_mode) and wal.st_size == 0
+
+
+def _open_read_only(cls: type[D], path: Path) -> D | None:
+    """The file at `path` opened read-only where it can be (`open_immutable`), so that a
+    search on a full disk still answers from what the index holds; else None."""
+    if not wal_is_empty(path):
+        return None
+    try:
+        return cls(path, read_only=True)
+    except sqlite3.Error:
+        return None
 
 
 def start_again(cls: type[D], path: Path, why: str, moved: str) -> D:

@@ -10,9 +10,20 @@ __all__ = ["is_unwritable", "read_meta", "write_meta", "write_transaction"]
 
 
 def is_unwritable(err: BaseException) -> bool:
-    """Whether SQLite's error means the file or its directory cannot be written."""
+    """Whether SQLite's error means the file or its directory cannot be written.
+
+    An I/O error is one: SQLite says "disk I/O error" (SQLITE_IOERR) where a full disk or a
+    file size limit refuses the `-shm` file it makes beside a healthy index, and taking
+    that for damage moved the index aside. Damage is SQLITE_CORRUPT or SQLITE_NOTADB.
+    """
+    name = getattr(err, "sqlite_errorname", "")  # Python 3.11 and later
+    if name.startswith(("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_READONLY", "SQLITE_CANTOPEN")):
+        return True
     text = str(err).lower()
-    return any(s in text for s in ("readonly", "read-only", "unable to open", "disk is full"))
+    return any(
+        s in text
+        for s in ("readonly", "read-only", "unable to open", "disk is full", "disk i/o error")
+    )
 
 
 @contextlib.contextmanager
