@@ -247,6 +247,17 @@ def test_wherein_home_that_cannot_be_a_directory_exits_1(
     assert str(blocker / "home") in sentence and "WHEREIN_HOME" in sentence
 
 
+@pytest.mark.parametrize("home", ["a-file", "a-file/home"])
+def test_status_with_a_wherein_home_that_is_no_directory_says_no_index(
+    capsys, repo, tmp_path, monkeypatch, home
+):
+    (tmp_path / "a-file").write_text("x")
+    monkeypatch.setenv("WHEREIN_HOME", str(tmp_path / home))
+    code, out, err = cli(capsys, "status", "--json", "--workspace", str(repo))
+    assert code == 0, err
+    assert json.loads(out)["exists"] is False
+
+
 def test_wherein_home_without_write_permission_exits_1(repo, tmp_path):
     prefix = permission_prefix()
     home = tmp_path / "readonly-home"

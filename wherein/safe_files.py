@@ -116,7 +116,7 @@ def not_regular(path: Path) -> str | None:
     """
     try:
         info = os.lstat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # a file where a folder on the way is
         return None
     return None if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
 
