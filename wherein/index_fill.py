@@ -58,6 +58,27 @@ def fill_index(
     )
     remember_stamp(store, roots, settings["walk.max_file_bytes"], report)
     notices.extend(report.notices)
+    embedded = pending = 0
+    # A second pass only when the check below found vectors damaged in the index itself.
+    for _pass in range(2):
+        more, pending = _embed_every_tier(store, settings, fast_tier, notices, progress, focus)
+        embedded += more
+        with store.transaction() as conn:
+            store.drop_orphan_vectors(conn)
+        dropped = store.repair_vector_caches()
+        if store.notice:
+            notices.append(store.notice)
+            store.notice = None
+        if not dropped:
+            break
+    return report, embedded, pending
+
+
+def _embed_every_tier(
+    store, settings: Settings, fast_tier, notices: list[str], progress, focus: str | None
+) -> tuple[int, int]:
+    """Embed every pending chunk in each tier: (chunks the configured model embedded, chunks
+    left pending because its endpoint did not answer)."""
     embedded = 0
 
     def counted(stage: str, done: int, total: int) -> None:
@@ -67,7 +88,6 @@ def fill_index(
         if progress:
             progress(stage, done, total)
 
-    pending = 0
     _fill_fast_tier(store, settings, fast_tier, progress)
     try:
         if not _nothing_to_embed(store, settings):
@@ -94,13 +114,8 @@ def fill_index(
             else "No chunk was pending."
         )
         notices.append(f"{err} {left}")
-    with store.transaction() as conn:
-        store.drop_orphan_vectors(conn)
-    store.repair_vector_caches()
-    if store.notice:
-        notices.append(store.notice)
-        store.notice = None
-    return report, embedded, pending
+        return embedded, pending
+    return embedded, 0
 
 
 def _fill_fast_tier(store, settings: Settings, fast_tier, progress) -> None:

@@ -24,6 +24,7 @@ from tests.helpers import DEMO_REPO, write_tree
 from tests.index.processes import run_wherein
 from wherein.cli import main
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, data_home, index_dir
+from wherein.index.store import open_store
 
 REPO = DEMO_REPO
 QUERY = "call again after a failure"
@@ -295,6 +296,39 @@ def test_wherein_index_mends_rows_damaged_inside_a_vector_cache(capsys, repo):
     assert code == 0
     assert "not unit vectors" in err and len(asides(files["matrix"])) == 1
     assert_cache_is(files, arrays)
+
+
+def test_wherein_index_mends_rows_zeroed_inside_a_vector_cache(capsys, repo):
+    indexed(capsys, repo)
+    files = cache_files(repo)
+    arrays = {name: np.load(path) for name, path in files.items()}
+    _rows_overwritten(files["matrix"], 0.0)  # a zeroed block: rows no check of sums sees
+    code, _, err = cli(capsys, "index", "--workspace", str(repo))
+    assert code == 0
+    assert "zeros the index does not hold" in err and len(asides(files["matrix"])) == 1
+    assert_cache_is(files, arrays)
+
+
+def test_wherein_index_embeds_again_the_vectors_damaged_inside_the_index(capsys, repo):
+    before = indexed(capsys, repo)
+    store = open_store(index_dir(repo) / INDEX_FILE_NAME)
+    try:
+        rows = store.conn.execute("SELECT rowid, vector FROM vectors LIMIT 3").fetchall()
+        with store.transaction() as conn:
+            for rowid, blob in rows:  # the first half of each vector zeroed in place
+                half = len(blob) // 2
+                conn.execute(
+                    "UPDATE vectors SET vector = ? WHERE rowid = ?",
+                    (bytes(half) + bytes(blob)[half:], rowid),
+                )
+    finally:
+        store.close()
+    code, out, err = cli(capsys, "index", "--workspace", str(repo))
+    assert code == 0, err
+    assert "3 of the full tier's vectors" in err and "3 chunks embedded" in out
+    assert answers(search(capsys, repo)) == before
+    code, out, err = cli(capsys, "index", "--workspace", str(repo))
+    assert "damaged" not in err and "0 chunks embedded" in out
 
 
 def test_wherein_index_mends_a_vector_cache_of_the_wrong_shape(capsys, repo, tmp_path):

@@ -133,7 +133,8 @@ def discard_vector_cache(index_path: Path, tier: str, key: str, notices: list[st
     where = f"moved aside to {moved.name}" if moved is not None else "removed"
     notices.append(
         f"The {tier} tier's vector cache {matrix_path.name} held rows that are not unit "
-        f"vectors (damaged since it was written): {where}, and read again from the index."
+        f"vectors, or zeros the index does not hold (damaged since it was written): {where}, "
+        "and read again from the index."
     )
 
 

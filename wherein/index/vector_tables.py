@@ -26,8 +26,15 @@ from wherein.index.vector_cache import (
     load_vector_cache,
     save_vector_cache,
 )
-from wherein.ranking.vector import StackedRows, base_rows, can_stack, unit_rows
-from wherein.storage.database import select_by_ids
+from wherein.ranking.vector import (
+    StackedRows,
+    base_rows,
+    can_stack,
+    rows_not_unit,
+    unit_rows,
+    zero_rows,
+)
+from wherein.storage.database import marked_batches, select_by_ids
 from wherein.storage.vectors import stack_vectors, vector_rows, write_vectors
 
 __all__ = ["STACKED_SHARE", "HeldVectors", "VectorTables", "embedding_text"]
@@ -38,6 +45,9 @@ VECTOR_ITEM_BYTES = 4  # float32
 # A held matrix stays stacked (`StackedRows`) while its dead rows and the rows added since
 # are each at most this share of the rows it was read with; past it, one copy compacts it.
 STACKED_SHARE = 0.25
+# Rows of zeros in a vector cache looked up in SQLite when `wherein index` checks it: a
+# zeroed block of the file is many rows, and any one of them tells.
+ZERO_ROWS_CHECKED = 64
 
 
 @dataclass(frozen=True)
@@ -278,16 +288,63 @@ class VectorTables:
                 return False
         return True
 
-    def repair_vector_caches(self) -> None:
+    def repair_vector_caches(self) -> int:
         """Check each tier's cache for the current state, if there is one, and rebuild it when
         it is damaged: `wherein index` mends what the next search would otherwise meet. Here
-        every row is checked to be a unit vector, which a search checks only of its best."""
+        every row is checked to be a unit vector, which a search checks only of its best, and
+        a row of zeros (what a zeroed block of the file reads as; no text embeds to it with
+        a model in process) to be zeros in SQLite too. Rows still not unit vectors once read
+        from SQLite are damaged there: those vectors are dropped, so their chunks are
+        embedded again. Returns how many were dropped."""
+        dropped = 0
         for tier in TIERS.values():
             if cache_exists(self.path, tier.name, self.vectors_version(tier)):
-                _, matrix = self.vectors(tier=tier)
-                if not unit_rows(matrix):
-                    self.discard_vector_cache(tier)
-                    self.vectors(tier=tier)
+                ids, matrix = self.vectors(tier=tier)
+                if unit_rows(matrix) and self._zero_rows_agree(tier, ids, matrix):
+                    continue
+                self.discard_vector_cache(tier)
+                ids, matrix = self.vectors(tier=tier)
+                damaged = rows_not_unit(matrix)
+                if len(damaged):
+                    dropped += self._drop_vectors(tier, ids[damaged])
+        return dropped
+
+    def _zero_rows_agree(self, tier: VectorTier, ids: np.ndarray, matrix) -> bool:
+        """Whether the cache's rows of zeros (the first ZERO_ROWS_CHECKED) are zeros in SQLite."""
+        rows = zero_rows(matrix)[:ZERO_ROWS_CHECKED]
+        if not len(rows):
+            return True
+        select = (
+            f"SELECT v.vector FROM chunks c JOIN {tier.table} v ON v.text_hash = c.text_hash "
+            "WHERE c.id IN"
+        )
+        stored = list(select_by_ids(self.conn, select, [int(i) for i in ids[rows]]))
+        return len(stored) == len(rows) and not any(any(bytes(blob)) for (blob,) in stored)
+
+    def _drop_vectors(self, tier: VectorTier, ids: np.ndarray) -> int:
+        """Delete the tier's vectors of the chunks `ids` (damaged in SQLite), marking every
+        chunk of those texts to be embedded again; the notice says so."""
+        chunk_ids = [int(i) for i in ids]
+        hashes = sorted(
+            {
+                h
+                for (h,) in select_by_ids(
+                    self.conn, "SELECT text_hash FROM chunks WHERE id IN", chunk_ids
+                )
+            }
+        )
+        with self.transaction() as conn:
+            for batch, marks in marked_batches(hashes):
+                conn.execute(f"DELETE FROM {tier.table} WHERE text_hash IN ({marks})", batch)
+                conn.execute(
+                    f"UPDATE chunks SET {tier.flag} = 0 WHERE text_hash IN ({marks})", batch
+                )
+            self._bump_vectors_version(conn, tier)
+        self.say(
+            f"{len(hashes)} of the {tier.name} tier's vectors in {self.path} were damaged (not "
+            "unit length); dropped them, so their chunks are embedded again."
+        )
+        return len(hashes)
 
     def discard_vector_cache(self, tier: VectorTier) -> list[str]:
         """Move aside the tier's cache for the current state (its rows read as damaged), so

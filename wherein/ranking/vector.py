@@ -172,10 +172,25 @@ def check_unit_similarities(sims: np.ndarray) -> None:
 
 def unit_rows(matrix: np.ndarray | StackedRows) -> bool:
     """Whether every row of `matrix` is a unit vector (or all zeros, as an empty text's is)."""
+    return not len(rows_not_unit(matrix))
+
+
+def rows_not_unit(matrix: np.ndarray | StackedRows) -> np.ndarray:
+    """The positions of the rows of `matrix` that are neither unit vectors nor all zeros."""
     rows = matrix
     if isinstance(matrix, StackedRows):
         rows = np.concatenate([base_rows(matrix), matrix.added])
     if not len(rows):
-        return True
+        return np.zeros(0, dtype=np.int64)
     norms = np.einsum("ij,ij->i", rows, rows)
-    return bool(np.all((np.abs(norms - 1) <= UNIT_SLACK) | (norms == 0)))
+    return np.flatnonzero(~((np.abs(norms - 1) <= UNIT_SLACK) | (norms == 0)))
+
+
+def zero_rows(matrix: np.ndarray | StackedRows) -> np.ndarray:
+    """The positions of the rows of `matrix` that are all zeros."""
+    rows = matrix
+    if isinstance(matrix, StackedRows):
+        rows = np.concatenate([base_rows(matrix), matrix.added])
+    if not len(rows):
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(~rows.any(axis=1))
