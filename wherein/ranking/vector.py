@@ -177,20 +177,18 @@ def unit_rows(matrix: np.ndarray | StackedRows) -> bool:
 
 def rows_not_unit(matrix: np.ndarray | StackedRows) -> np.ndarray:
     """The positions of the rows of `matrix` that are neither unit vectors nor all zeros."""
-    rows = matrix
-    if isinstance(matrix, StackedRows):
-        rows = np.concatenate([base_rows(matrix), matrix.added])
-    if not len(rows):
-        return np.zeros(0, dtype=np.int64)
+    rows = _all_rows(matrix)
     norms = np.einsum("ij,ij->i", rows, rows)
     return np.flatnonzero(~((np.abs(norms - 1) <= UNIT_SLACK) | (norms == 0)))
 
 
 def zero_rows(matrix: np.ndarray | StackedRows) -> np.ndarray:
     """The positions of the rows of `matrix` that are all zeros."""
-    rows = matrix
+    return np.flatnonzero(~_all_rows(matrix).any(axis=1))
+
+
+def _all_rows(matrix: np.ndarray | StackedRows) -> np.ndarray:
+    """Every row of `matrix` in one array, in order."""
     if isinstance(matrix, StackedRows):
-        rows = np.concatenate([base_rows(matrix), matrix.added])
-    if not len(rows):
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(~rows.any(axis=1))
+        return np.concatenate([base_rows(matrix), matrix.added])
+    return matrix
