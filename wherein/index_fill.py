@@ -15,7 +15,7 @@ from wherein.embedding.registry import (
     fast_tier_identity,
     in_process_identity,
 )
-from wherein.errors import EndpointUnreachable
+from wherein.errors import EmbedderError, EndpointUnreachable
 from wherein.index.refresh import (
     Progress,
     RefreshReport,
@@ -90,7 +90,9 @@ def _embed_every_tier(
 
     _fill_fast_tier(store, settings, fast_tier, progress)
     try:
-        if not _nothing_to_embed(store, settings):
+        if _nothing_to_embed(store, settings):
+            store.note_embed_failure(None)
+        else:
             # A stage of its own: the default model's first start on a machine makes its
             # int8 graph (about 5 s), which would otherwise stall on the scan's full bar.
             if progress:
@@ -105,6 +107,7 @@ def _embed_every_tier(
                 progress=counted,
                 paths_first=[focus] if focus else [],
             )
+            store.note_embed_failure(None)
     except EndpointUnreachable as err:
         pending = store.pending_count()[1]
         left = (
@@ -115,6 +118,9 @@ def _embed_every_tier(
         )
         notices.append(f"{err} {left}")
         return embedded, pending
+    except EmbedderError as err:
+        store.note_embed_failure(str(err))  # for `status` and searches, until a run embeds
+        raise
     return embedded, 0
 
 

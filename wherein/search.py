@@ -270,6 +270,12 @@ def _search_index(
                     f"coverage:{','.join(sorted(used))}",
                     lambda: tier_coverage(ranked, request.settings, used),
                 )
+                failure = store.embed_failure() if pending_chunks else None
+                if failure:
+                    warnings.append(
+                        f"The last 'wherein index' could not embed with the configured model: "
+                        f"{failure}"
+                    )
         finally:
             release(ranked)
             if resident is None:

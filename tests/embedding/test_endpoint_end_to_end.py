@@ -184,6 +184,32 @@ def test_index_with_a_malformed_answer_fails_and_stores_no_vector(repo, server, 
     assert _vector_count(repo) == 0
 
 
+def test_why_index_could_not_embed_is_kept_for_status_and_searches_until_it_can(
+    repo, server, use_endpoint, capsys
+):
+    use_endpoint(server.url)
+    server.queue.extend(
+        [
+            Reply(200, {"embeddings": [[0.5] * 64]}),
+            Reply(200, {"embeddings": [[float("nan")] * 64] * 5}),
+        ]
+    )
+    assert main(["index", "--workspace", str(repo)]) == 1
+    why = capsys.readouterr().err.strip().removeprefix("wherein: ")
+    assert main(["status", "--json", "--workspace", str(repo)]) == 0
+    assert json.loads(capsys.readouterr().out)["embed_failure"] == why
+    assert main(["search", "router", "--json", "--workspace", str(repo)]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    assert any(why in warning and "could not embed" in warning for warning in warnings)
+
+    assert main(["index", "--workspace", str(repo)]) == 0  # the endpoint answers well now
+    capsys.readouterr()
+    assert main(["status", "--json", "--workspace", str(repo)]) == 0
+    assert json.loads(capsys.readouterr().out)["embed_failure"] is None
+    assert main(["search", "router", "--json", "--workspace", str(repo)]) == 0
+    assert not any("could not embed" in w for w in json.loads(capsys.readouterr().out)["warnings"])
+
+
 @pytest.mark.parametrize("command", [["index"], ["search", "router"], ["status"]])
 def test_a_refused_endpoint_is_a_configuration_error_for_every_command(
     repo, use_endpoint, capsys, canary, command, monkeypatch

@@ -68,6 +68,8 @@ def handle_status(args: argparse.Namespace) -> int:
     show(f"files      {index.files} indexed, {index.skipped_files} skipped")
     show(f"chunks     {index.chunks} ({index.pending_chunks} waiting for a vector)")
     show(f"embedder   {index.embedder or '(none yet)'}")
+    if index.embed_failure and index.pending_chunks:
+        show(f"failed     the last 'wherein index' could not embed: {index.embed_failure}")
     if _made_by_another_model(index.embedder, embedder):
         show(
             "note       the configured model is another: searches rank by the fast tier and "

@@ -37,6 +37,7 @@ class IndexStatus:
     pending_chunks: int | None = None
     embedder: str | None = None
     fast_tier: dict[str, Any] | None = None
+    embed_failure: str | None = None  # why the last `wherein index` could not embed
     size_bytes: int | None = None
     scopes: list[dict[str, Any]] | None = None
     roots: list[dict[str, Any]] | None = None
@@ -65,6 +66,7 @@ class IndexStatus:
             "pending": {"files": self.pending_files, "chunks": self.pending_chunks},
             "embedder": self.embedder,
             "fast_tier": self.fast_tier,
+            "embed_failure": self.embed_failure,
             "size_bytes": self.size_bytes,
             "scopes": self.scopes,
             "roots": self.roots,
@@ -135,6 +137,7 @@ def _read_status(
         pending_chunks=pending_chunks,
         embedder=meta.get("embedder"),
         fast_tier=fast,
+        embed_failure=meta.get("embed_failure") or None,
         size_bytes=path.stat().st_size,
         scopes=scopes,
         roots=root_counts,

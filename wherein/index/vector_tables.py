@@ -10,6 +10,7 @@ the vector it had, until the tier is cleared or its model changes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from wherein.errors import IndexUnwritable
 from wherein.index.folders import like_folder
 from wherein.index.tiers import FULL, TIERS, VectorTier
 from wherein.index.vector_cache import (
@@ -48,6 +50,8 @@ STACKED_SHARE = 0.25
 # Rows of zeros in a vector cache looked up in SQLite when `wherein index` checks it: a
 # zeroed block of the file is many rows, and any one of them tells.
 ZERO_ROWS_CHECKED = 64
+# The meta key of `note_embed_failure`.
+EMBED_FAILURE = "embed_failure"
 
 
 @dataclass(frozen=True)
@@ -308,6 +312,22 @@ class VectorTables:
                 if len(damaged):
                     dropped += self._drop_vectors(tier, ids[damaged])
         return dropped
+
+    def note_embed_failure(self, message: str | None) -> None:
+        """Keep why the configured model could not embed (`wherein index` stopped), for
+        `status` and for searches that rank without its vectors; None clears it. A write
+        the disk refuses is let go: the run that failed says why itself."""
+        if (self.get_meta(EMBED_FAILURE) or None) == message:
+            return
+        with (
+            contextlib.suppress(IndexUnwritable, sqlite3.OperationalError),
+            self.transaction() as conn,
+        ):
+            self.set_meta(conn, EMBED_FAILURE, message or "")
+
+    def embed_failure(self) -> str | None:
+        """Why the last `wherein index` could not embed with the configured model, if so."""
+        return self.get_meta(EMBED_FAILURE) or None
 
     def _zero_rows_agree(self, tier: VectorTier, ids: np.ndarray, matrix) -> bool:
         """Whether the cache's rows of zeros (the first ZERO_ROWS_CHECKED) are zeros in SQLite."""
