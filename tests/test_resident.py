@@ -207,6 +207,24 @@ def test_a_fresh_search_skips_the_walk_only_while_the_saved_stamp_holds(repo, mo
     assert len(walks) == 2
 
 
+def test_a_rewrite_that_keeps_size_and_modification_time_is_seen(repo):
+    target = repo / "app/cookies.py"
+    before = target.stat()
+    settings = load_settings(repo)
+
+    def fresh(query):
+        return run_search(query, workspace=repo, settings=settings, fast_embedder=HashingEmbedder())
+
+    assert fresh("parse_cookie").hits[0].path == "app/cookies.py"
+    # The same number of bytes, then the old modification time put back (`touch -d`).
+    target.write_text("def parse_biscui(header):\n    return dict(header)\n")
+    assert target.stat().st_size == before.st_size
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    hits = fresh("parse_biscui").hits
+    assert hits[0].path == "app/cookies.py" and "parse_biscui" in hits[0].excerpt
+    assert not hits[0].stale
+
+
 def test_a_damaged_or_foreign_stamp_means_a_walk(repo, tmp_path):
     from wherein.index.change_check import STAMP_FILE_NAME, load_stamp, save_stamp
 

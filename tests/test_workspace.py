@@ -235,6 +235,30 @@ def test_nul_bytes_after_the_sniffed_prefix_are_indexed_as_replacement(tmp_path)
     assert search_paths(root, "marmot")[:1] == ["mid.py"]
 
 
+def test_a_file_made_unreadable_after_it_was_indexed_is_reported_and_its_text_dropped(tmp_path):
+    prefix = permission_prefix()
+    root = write_tree(
+        tmp_path / "repo",
+        {"ok.py": "def open_function(): pass\n", "secret.py": "def hidden_marmot(): pass\n"},
+    )
+    env = {"WHEREIN_EMBEDDING_PROVIDER": "static"}
+    indexed = run_wherein("index", "--workspace", str(root), prefix=prefix, env=env)
+    assert indexed.returncode == 0, indexed.stderr.decode()
+    os.chmod(root / "secret.py", 0)  # size and modification time as they were
+    try:
+        assert_permissions_apply(prefix, root / "secret.py")
+        again = run_wherein("index", "--workspace", str(root), prefix=prefix, env=env)
+        assert again.returncode == 0, again.stderr.decode()
+        assert "unreadable, skipped: secret.py (Permission denied)" in again.stderr.decode()
+        found = run_wherein(
+            "search", "hidden_marmot", "--json", "--workspace", str(root), prefix=prefix, env=env
+        )
+        payload = json.loads(found.stdout)
+        assert not any("hidden_marmot" in r["excerpt"] for r in payload["results"])
+    finally:
+        os.chmod(root / "secret.py", 0o644)
+
+
 def test_invalid_utf8_content_is_decoded_with_replacement(tmp_path):
     root = write_tree(
         tmp_path / "repo", {"latin.py": b"def caf\xe9_order():\n    return 'cr\xe8me'\n"}

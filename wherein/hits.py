@@ -158,4 +158,4 @@ def is_stale(fs_path: str, size: int, mtime_ns: int) -> bool:
         info = os.stat(fs_path, follow_symlinks=False)
     except OSError:
         return True
-    return info.st_size != size or info.st_mtime_ns != mtime_ns
+    return info.st_size != size or info.st_ctime_ns != mtime_ns

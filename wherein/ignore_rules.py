@@ -137,12 +137,12 @@ def read_git_exclude(root: Root, report: WalkReport) -> list[str]:
             fd = inner
         folder = os.path.join(root.path, ".git", "info")
         info = os.fstat(fd)
-        report.watched.append((folder, info.st_size, info.st_mtime_ns))
+        report.watched.append((folder, info.st_size, info.st_ctime_ns))
         try:
             info = os.stat("exclude", dir_fd=fd, follow_symlinks=False)
         except OSError:
             return []
-        report.watched.append((os.path.join(folder, "exclude"), info.st_size, info.st_mtime_ns))
+        report.watched.append((os.path.join(folder, "exclude"), info.st_size, info.st_ctime_ns))
         return read_control_file(fd, "exclude", root.display(".git/info/exclude"), report)
     except OSError:
         return []

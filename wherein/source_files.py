@@ -143,8 +143,8 @@ def read_source(entry: FileEntry, max_file_bytes: int) -> SourceText | SourceSki
     data = b"".join(chunks)
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
         return SourceSkipped("binary")
-    mtime_ns = after.st_mtime_ns
-    if after.st_mtime_ns != before.st_mtime_ns or after.st_size != len(data):
+    mtime_ns = after.st_ctime_ns  # the change time: `FileEntry.mtime_ns` says why
+    if after.st_ctime_ns != before.st_ctime_ns or after.st_size != len(data):
         mtime_ns = -1  # changed while reading: never matches the stat fast path
     try:
         text = data.decode("utf-8")

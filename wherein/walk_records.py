@@ -34,6 +34,11 @@ class FileEntry:
     rel: str  # '/'-separated, relative to the root; undecodable bytes escaped
     path: Path  # the real filesystem path
     size: int
+    # What the file is known unchanged by, beside its size: its inode's change time
+    # (st_ctime_ns), not its modification time. Every write moves both, but only the change
+    # time also moves on a chmod (a file made unreadable is read again and reported) and
+    # cannot be set back (`touch -d` gives a rewritten file its old modification time). The
+    # name is the index column's, from when it held the modification time.
     mtime_ns: int
 
     @property
@@ -50,7 +55,7 @@ class WalkReport:
     unreadable: list[str] = field(default_factory=list)
     # One sentence each for an ignore file or line passed over, for the user to fix.
     warnings: list[str] = field(default_factory=list)
-    # (path, size, mtime_ns) of every directory entered and ignore file read: a later stat
+    # (path, size, change time) of every directory entered and ignore file read: a later stat
     # of these and of the files walked tells whether a new walk could find anything new.
     watched: list[tuple[str, int, int]] = field(default_factory=list)
 

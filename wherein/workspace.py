@@ -116,7 +116,7 @@ def _watch_entry(watched: list, path: str, entry: os.DirEntry) -> None:
         info = entry.stat(follow_symlinks=False)
     except OSError:
         return
-    watched.append((path, info.st_size, info.st_mtime_ns))
+    watched.append((path, info.st_size, info.st_ctime_ns))
 
 
 def _open_folder(path: str, expected: tuple[int, int] | None) -> tuple[int, os.stat_result]:
@@ -197,7 +197,7 @@ def _list_folder(
         report.unreadable.append(f"{shown_dir} ({err.strerror or err})")
         return [], []
     try:
-        report.watched.append((directory, info.st_size, info.st_mtime_ns))
+        report.watched.append((directory, info.st_size, info.st_ctime_ns))
         try:
             with os.scandir(fd) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -255,9 +255,9 @@ def _list_folder(
                 continue
             if info.st_size > max_file_bytes:
                 report.too_large += 1
-                report.watched.append((path, info.st_size, info.st_mtime_ns))
+                report.watched.append((path, info.st_size, info.st_ctime_ns))
                 continue
-            files.append(FileEntry(root, rel, Path(path), info.st_size, info.st_mtime_ns))
+            files.append(FileEntry(root, rel, Path(path), info.st_size, info.st_ctime_ns))
     finally:
         os.close(fd)
     return files, subdirs

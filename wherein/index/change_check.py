@@ -2,12 +2,12 @@
 
 A walk costs tens of milliseconds on a repository and more on a large tree (scandir,
 sorting, ignore rules for every entry); a resident search would pay it before every
-query. Instead the last walk leaves a stamp: the (size, mtime_ns) of every directory
-it entered, every ignore file it read and every file it listed. Adding, removing or
-renaming a file changes its directory's mtime; editing one changes its own; so when
-a `stat` of each stamped path still matches, a walk would find what the index holds.
-The exception is the one the stat fast path already accepts: a rewrite that keeps
-size and mtime to the nanosecond.
+query. Instead the last walk leaves a stamp: the size and change time (st_ctime_ns,
+`FileEntry.mtime_ns` says why not the modification time) of every directory it
+entered, every ignore file it read and every file it listed. Adding, removing or
+renaming a file changes its directory's; editing one, or changing its mode, changes
+its own; so when a `stat` of each stamped path still matches, a walk would find what
+the index holds.
 
 A resident process keeps the stamp in memory; a fresh `wherein search` reads the one
 the last refresh saved beside the index, valid only for the same roots and the same
@@ -50,15 +50,15 @@ class TreeStamp:
         return cls(tuple(paths), tuple(sizes), tuple(mtimes))
 
     def unchanged(self) -> bool:
-        """True when every stamped path still has the size and mtime the walk saw."""
+        """True when every stamped path still has the size and change time the walk saw."""
         stat = os.stat
         for path, size, mtime in zip(self.paths, self.sizes, self.mtimes, strict=True):
             try:
                 info = stat(path, follow_symlinks=False)
             except OSError:
                 return False
-            # A directory's st_size follows its entries on some file systems; its mtime says more.
-            if info.st_mtime_ns != mtime or (info.st_size != size and not S_ISDIR(info.st_mode)):
+            # A directory's st_size follows its entries on some file systems; its time says more.
+            if info.st_ctime_ns != mtime or (info.st_size != size and not S_ISDIR(info.st_mode)):
                 return False
         return True
 

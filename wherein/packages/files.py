@@ -72,6 +72,6 @@ def walk_listed(root: Root, max_file_bytes: int, report: WalkReport) -> Iterator
             continue
         if info.st_size > max_file_bytes:
             report.too_large += 1
-            report.watched.append((str(path), info.st_size, info.st_mtime_ns))
+            report.watched.append((str(path), info.st_size, info.st_ctime_ns))
             continue
-        yield FileEntry(root, rel, path, info.st_size, info.st_mtime_ns)
+        yield FileEntry(root, rel, path, info.st_size, info.st_ctime_ns)

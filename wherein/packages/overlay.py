@@ -66,15 +66,15 @@ def check_package(
         sha = _known_sha(verified.get(rel), info)
         if sha is None:
             source = read_source(
-                FileEntry(root, rel, path, info.st_size, info.st_mtime_ns), max_file_bytes
+                FileEntry(root, rel, path, info.st_size, info.st_ctime_ns), max_file_bytes
             )
             if not isinstance(source, SourceText):
                 continue
             sha = source.sha256
-        kept[rel] = [info.st_size, info.st_mtime_ns, sha]
+        kept[rel] = [info.st_size, info.st_ctime_ns, sha]
         state = shared.get(root.display(rel))
         if state is not None and state.sha256 == sha:
-            matching[rel] = (info.st_size, info.st_mtime_ns)
+            matching[rel] = (info.st_size, info.st_ctime_ns)
         else:
             stale.append(rel)
     return PackageCheck(matching, tuple(stale), kept)
@@ -84,7 +84,7 @@ def _known_sha(record: Any, info: os.stat_result) -> str | None:
     if not isinstance(record, list) or len(record) != 3:
         return None
     size, mtime_ns, sha = record
-    if size == info.st_size and mtime_ns == info.st_mtime_ns and isinstance(sha, str):
+    if size == info.st_size and mtime_ns == info.st_ctime_ns and isinstance(sha, str):
         return sha
     return None
 
