@@ -322,6 +322,7 @@ def result_schema() -> dict[str, Any]:
             "config": _CONFIG,
             "usage": _USAGE,
             "changes": _CHANGES,
+            "fill_error": {"type": "string"},
             "error": _ERROR,
         },
         ["text", "action", "ok"],

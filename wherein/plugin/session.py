@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -39,6 +40,10 @@ MAX_SESSION_ID_CHARS = 128
 # A cancelled job stops at its next file or batch of 64 chunks: seconds at most. Past this the
 # thread is abandoned (it is a daemon) rather than holding the host's shutdown hostage.
 JOB_STOP_TIMEOUT_S = 15.0
+# After a background fill fails, the next starts no sooner than this, the wait doubling with
+# each failure in a row up to the ceiling: an endpoint that hangs is not asked on every search.
+FILL_RETRY_S = 30.0
+FILL_RETRY_CEILING_S = 600.0
 
 
 def session_id(environ: Mapping[str, str] | None = None) -> str:
@@ -68,6 +73,9 @@ class RecallSession:
         self._backfill_stop = threading.Event()
         self._closed = False
         self.backfill_error: str | None = None
+        self._fill_failures = 0  # in a row
+        self._fill_retry_at = 0.0  # time.monotonic() before which no fill starts
+        self._embedder_error: str | None = None  # why the configured model last failed to load
 
     def start_index(self, settings: Settings) -> tuple[IndexJob, bool]:
         """Start a background index job, or return the one running; True if started now."""
@@ -101,7 +109,8 @@ class RecallSession:
             if key not in self._embedders:
                 try:
                     self._embedders = {key: create_embedder(settings)}
-                except EmbedderError:
+                except EmbedderError as err:
+                    self._embedder_error = str(err)
                     return None
             return self._embedders[key]
 
@@ -130,6 +139,8 @@ class RecallSession:
             return False
         if self.job is not None and self.job.running:
             return False
+        if time.monotonic() < self._fill_retry_at:
+            return False  # the last fill failed a moment ago (`backfill_error` says why)
         self._backfill_stop = threading.Event()
         self._backfill = threading.Thread(
             target=self._run_backfill, args=(settings,), name="wherein-backfill", daemon=True
@@ -143,15 +154,31 @@ class RecallSession:
         stop = self._backfill_stop
         embedder = self.embedder(settings)  # loads here, so starting never blocks the caller
         if embedder is None:
+            self._fill_failed(f"the configured model could not start: {self._embedder_error}")
             return
         try:
             done = backfill_full_tier(self.workspace, embedder, stop, guard=self.resident.lock)
         except WhereinError as err:
-            self.backfill_error = f"Filling the configured model's vectors stopped: {err}"
-            logger.warning("%s", self.backfill_error)
+            self._fill_failed(str(err))
+            return
+        except Exception as err:  # a thread's end is silent: say it, as for the errors above
+            logger.exception("background fill of recall session %s", self.id)
+            self._fill_failed(f"{type(err).__name__}: {err}")
             return
         self.backfill_error = None
+        self._fill_failures, self._fill_retry_at = 0, 0.0
         logger.info("recall session %s embedded %d chunks in the background", self.id, done)
+
+    def _fill_failed(self, why: str) -> None:
+        """Keep why the fill stopped, and wait longer before the next one after each failure."""
+        self._fill_failures += 1
+        wait = min(FILL_RETRY_S * 2 ** (self._fill_failures - 1), FILL_RETRY_CEILING_S)
+        self._fill_retry_at = time.monotonic() + wait
+        self.backfill_error = (
+            f"Filling the configured model's vectors stopped: {why} Tried again in {wait:g} s "
+            "at the earliest, or by recall action=index."
+        )
+        logger.warning("%s", self.backfill_error)
 
     def backfill_running(self) -> bool:
         return self._backfill is not None and self._backfill.is_alive()

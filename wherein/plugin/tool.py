@@ -245,7 +245,7 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     if capped:
         lines.append(f"Note: {capped}")
     lines += [f"Note: {warning}" for warning in result.warnings]
-    if session.backfill_error:
+    if session.backfill_error and not session.backfill_running():
         lines.append(f"Note: {session.backfill_error}")
     if result.pending_chunks:
         if session.backfill_running():
@@ -393,6 +393,11 @@ async def _status(session, settings: Settings, _args, _progress) -> _Parts:
             if reason is None
             else f"Changes: each search checks every indexed file by stat ({reason})."
         )
+    if session.backfill_running():
+        lines.append("This session is embedding the chunks left without a vector.")
+    elif session.backfill_error:
+        fields["fill_error"] = session.backfill_error
+        lines.append(f"Note: {session.backfill_error}")
     if session.job is not None:
         fields["job"] = session.job.snapshot()
         lines.append(session.job.describe())

@@ -1,0 +1,45 @@
+"""A session's background fill: a failure is said, in searches and status, and not retried
+on every search."""
+
+from __future__ import annotations
+
+import anyio
+
+from tests.embedding.fake_server import FakeEmbeddingServer, Reply
+from tests.helpers import write_tree
+from wherein.config import load_settings
+from wherein.plugin import session as session_module
+from wherein.plugin.session import FILL_RETRY_S, RecallSession
+
+REPO = {"app/retry.py": "def retry_with_backoff(call):\n    return call()\n"}
+
+
+def test_a_failed_fill_is_kept_said_and_not_asked_again_until_its_wait_is_over(
+    tmp_path, monkeypatch
+):
+    repo = write_tree(tmp_path / "repo", REPO)
+    with FakeEmbeddingServer() as server:
+        monkeypatch.setenv("WHEREIN_EMBEDDING_PROVIDER", "ollama")
+        monkeypatch.setenv("WHEREIN_EMBEDDING_API_BASE", server.url)
+        settings = load_settings(repo)
+        server.queue.extend([Reply(500, {"error": "model not found"})] * 4)
+        session = RecallSession(repo)
+        try:
+            assert session.start_backfill(settings)
+            session._backfill.join(30)
+            assert session.backfill_error is not None
+            assert "could not start" in session.backfill_error
+            assert f"Tried again in {FILL_RETRY_S:g} s" in session.backfill_error
+            asked = len(server.requests)
+            assert asked >= 1
+            assert not session.start_backfill(settings)  # within the wait: the endpoint rests
+            assert len(server.requests) == asked
+
+            now = session_module.time.monotonic()
+            monkeypatch.setattr(session_module.time, "monotonic", lambda: now + FILL_RETRY_S + 1)
+            assert session.start_backfill(settings)  # the wait is over: asked again
+            session._backfill.join(30)
+            assert len(server.requests) > asked
+            assert f"Tried again in {2 * FILL_RETRY_S:g} s" in session.backfill_error
+        finally:
+            anyio.run(session.aclose)
