@@ -166,6 +166,23 @@ def test_an_index_removed_under_an_idle_session_is_started_again_where_it_was(re
         resident.drop_store()
 
 
+def test_a_session_whose_walk_met_the_unreadable_says_it_walks_each_search(repo):
+    search, resident = resident_searcher(repo)
+    try:
+        assert resident.change_detector() is None  # no walk yet
+        search("parse_cookie")
+        assert resident.change_detector()[0] in ("inotify", "stat")
+        # Two names that show alike: one is indexed, the other reported as unreadable.
+        (repo / "docs" / "d\\xff.txt").write_text("shown as the other\n")
+        os.mkdir(os.fsencode(repo / "docs") + b"/d\xff.txt")
+        result = search("parse_cookie")
+        assert any(w.startswith("Unreadable, skipped: ") for w in result.warnings)
+        kind, reason = resident.change_detector()
+        assert kind == "walk" and "could not read" in reason
+    finally:
+        resident.drop_store()
+
+
 def test_the_stamp_of_a_walk_notices_each_kind_of_change(repo, tmp_path):
     store = open_store(tmp_path / "home" / "index.db")
     stamp = refresh_index(store, [Root(repo)], max_file_bytes=1 << 20).stamp

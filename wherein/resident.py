@@ -64,6 +64,14 @@ class InMemoryIndex:
     places: PlaceTable  # every chunk's place, and the arrays a search's candidates come from
 
 
+# Why each search walks the tree while something in it cannot be read (the walk keeps no
+# stamp then: `refresh.remember_stamp`).
+UNREADABLE_MEANS_WALKS = (
+    "the last walk met files or folders it could not read, so each search walks the tree "
+    "again to find them once they can be read, and says what it skipped"
+)
+
+
 class ResidentIndex:
     """The state of one workspace's index kept across searches. Searches on it are serialized."""
 
@@ -77,6 +85,9 @@ class ResidentIndex:
         self._watch: TreeWatch | None = None
         # Why the tree is checked by stat instead of watched: said once, then kept.
         self._watch_refused: str | None = None
+        # Whether the last walk met something it could not read (its stamp is then None and
+        # each search walks again); None before the first walk.
+        self._walk_met_unreadable: bool | None = None
         self._watch_notice: str | None = None
         self._cached: dict[str, tuple[str, object]] = {}
         # Each tier's vectors as last read: after a change, only new chunks' are read.
@@ -152,6 +163,7 @@ class ResidentIndex:
         """Keep what this walk saw, and watch its folders unless watching was refused."""
         self._close_watch()
         self._stamp, self._stamp_key = stamp, key
+        self._walk_met_unreadable = stamp is None
         if stamp is None or self._watch_refused is not None:
             return
         try:
@@ -165,11 +177,13 @@ class ResidentIndex:
             log.info(self._watch_notice)
 
     def change_detector(self) -> tuple[str, str | None] | None:
-        """How changes to the tree are found: ("inotify", None), or ("stat", why it cannot
-        watch); None before the first walk."""
+        """How changes to the tree are found: ("inotify", None), ("stat", why it cannot
+        watch), or ("walk", why each search walks the tree); None before the first walk."""
+        if self._walk_met_unreadable:
+            return "walk", UNREADABLE_MEANS_WALKS
         if self._watch_refused is not None:
             return "stat", self._watch_refused
-        if self._watch is None and self._stamp is None:
+        if self._walk_met_unreadable is None:
             return None
         return "inotify", None
 

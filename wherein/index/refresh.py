@@ -375,8 +375,9 @@ def remember_stamp(
 ) -> None:
     """Save a refresh's stamp beside the index, at the index state the refresh left.
 
-    Not when something was unreadable: a `chmod` that makes it readable moves no
-    mtime, so only a walk notices it (and each search says again what it skipped).
+    Not when something was unreadable: the files of a folder that could not be listed
+    are in no stamp, so only a walk finds them once it can be read (and each search says
+    again what it skipped).
     """
     stale = _stamp_path(store)
     if report.unreadable:

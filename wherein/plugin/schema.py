@@ -293,7 +293,10 @@ _USAGE = _strict(
 )
 
 _CHANGES = _strict(
-    {"detector": {"type": "string", "enum": ["inotify", "stat"]}, "reason": _NULLABLE_STRING},
+    {
+        "detector": {"type": "string", "enum": ["inotify", "stat", "walk"]},
+        "reason": _NULLABLE_STRING,
+    },
     ["detector", "reason"],
 )
 

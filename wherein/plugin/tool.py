@@ -388,11 +388,14 @@ async def _status(session, settings: Settings, _args, _progress) -> _Parts:
     if detector is not None:
         kind, reason = detector
         fields["changes"] = {"detector": kind, "reason": reason}
-        lines.append(
-            "Changes: watched with inotify."
-            if reason is None
-            else f"Changes: each search checks every indexed file by stat ({reason})."
-        )
+        if kind == "walk":
+            lines.append(f"Changes: each search walks the tree ({reason}).")
+        else:
+            lines.append(
+                "Changes: watched with inotify."
+                if reason is None
+                else f"Changes: each search checks every indexed file by stat ({reason})."
+            )
     if session.backfill_running():
         lines.append("This session is embedding the chunks left without a vector.")
     elif session.backfill_error:
