@@ -88,6 +88,9 @@ def build_index(
     with index_lock(directory, wait=True, notices=notices):
         mark_used(directory, workspace)
         store = open_store(directory / INDEX_FILE_NAME, verify=True)
+        if store.refused is not None:  # opened read-only: the disk takes no write
+            store.close()
+            raise store.refused
         if store.notice:
             notices.append(store.notice)
         store.notice = None

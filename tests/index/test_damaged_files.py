@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from tests.helpers import DEMO_REPO, write_tree
-from tests.index.processes import run_wherein
+from tests.index.processes import assert_one_sentence, run_wherein
 from wherein.cli import main
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, data_home, index_dir
 from wherein.index.store import open_store
@@ -571,5 +571,8 @@ def test_on_a_full_disk_a_healthy_index_is_read_as_it_was_never_moved_aside(caps
     assert status.returncode == 0, status.stderr.decode()
     counted = json.loads(status.stdout)
     assert "error" not in counted and counted["chunks"] == expected["chunks"] > 0
+    refused = run_wherein("index", "--workspace", str(repo), prefix=FULL_DISK)
+    assert refused.returncode == 1
+    assert assert_one_sentence(refused.stderr).startswith("wherein: Cannot write the index at")
     assert not [p.name for p in directory.iterdir() if ".broken-" in p.name]
     assert {INDEX_FILE_NAME} <= set(before) <= {p.name for p in directory.iterdir()}

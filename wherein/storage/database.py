@@ -78,6 +78,8 @@ class Database:
         self.path = path
         self.verify = verify
         self.read_only = read_only
+        # Why it was opened read-only (`open_database`): what a caller that must write raises.
+        self.refused: IndexUnwritable | None = None
         self.notice: str | None = None
         if read_only:  # only where `wal_is_empty` (`open_immutable` says why)
             self.conn = open_immutable(path)
@@ -221,6 +223,7 @@ def open_database(cls: type[D], path: Path, damaged: Callable[[str], D], verify:
             read_only = _open_read_only(cls, path)
             if read_only is None:
                 raise refused from err
+            read_only.refused = refused
             read_only.notice = f"{refused} Read it as it was, without changes since."
             return read_only
         if is_busy(err):  # locked is not broken: never move a live file aside
