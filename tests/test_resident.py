@@ -179,6 +179,8 @@ def test_a_session_whose_walk_met_the_unreadable_says_it_walks_each_search(repo)
         assert any(w.startswith("Unreadable, skipped: ") for w in result.warnings)
         kind, reason = resident.change_detector()
         assert kind == "walk" and "could not read" in reason
+        resident.forget_walk()  # as while another process holds the index
+        assert resident.change_detector() is None
     finally:
         resident.drop_store()
 

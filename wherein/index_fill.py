@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from wherein.config import Settings
 from wherein.embedding.registry import (
     FastTierModel,
+    configured_model,
     create_embedder,
     fast_tier_identity,
     in_process_identity,
@@ -69,7 +70,7 @@ def fill_index(
         if store.notice:
             notices.append(store.notice)
             store.notice = None
-        if not dropped:
+        if not dropped or pending:  # nothing to embed again, or the endpoint is not answering
             break
     return report, embedded, pending
 
@@ -91,7 +92,7 @@ def _embed_every_tier(
     _fill_fast_tier(store, settings, fast_tier, progress)
     try:
         if _nothing_to_embed(store, settings):
-            store.note_embed_failure(None)
+            store.note_embed_failure(None, configured_model(settings))
         else:
             # A stage of its own: the default model's first start on a machine makes its
             # int8 graph (about 5 s), which would otherwise stall on the scan's full bar.
@@ -107,7 +108,7 @@ def _embed_every_tier(
                 progress=counted,
                 paths_first=[focus] if focus else [],
             )
-            store.note_embed_failure(None)
+            store.note_embed_failure(None, configured_model(settings))
     except EndpointUnreachable as err:
         pending = store.pending_count()[1]
         left = (
@@ -119,7 +120,8 @@ def _embed_every_tier(
         notices.append(f"{err} {left}")
         return embedded, pending
     except EmbedderError as err:
-        store.note_embed_failure(str(err))  # for `status` and searches, until a run embeds
+        # For `status` and searches, until a run embeds.
+        store.note_embed_failure(str(err), configured_model(settings))
         raise
     return embedded, 0
 

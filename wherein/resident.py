@@ -124,12 +124,20 @@ class ResidentIndex:
             or self._store is None
             or self._store_path != path
             or _file_identity(path) != self._store_file
-            or self._store.read_only  # opened so on a full disk: try again for writing
         ):
             self.drop_store()
             self._store = open_store(path, verify=verify)
             self._store_path = path
             self._store_file = _file_identity(path)
+        elif self._store.read_only:  # opened so on a full disk: can it be written now?
+            again = open_store(path)
+            if again.read_only:  # not yet: keep what was read from the first, say it again
+                self._store.notice = again.notice
+                again.close()
+            else:
+                self.drop_store()
+                self._store, self._store_path = again, path
+                self._store_file = _file_identity(path)
         return self._store
 
     def drop_store(self) -> None:
@@ -195,6 +203,7 @@ class ResidentIndex:
     def forget_walk(self) -> None:
         self._close_watch()
         self._stamp = None
+        self._walk_met_unreadable = None  # no walk to describe until the next one
 
     def _close_watch(self) -> None:
         if self._watch is not None:

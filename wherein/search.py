@@ -17,6 +17,7 @@ from pathlib import Path
 from wherein.code_ranking import rank_chunks, rank_related, scope_notice
 from wherein.config import Settings
 from wherein.embedding.base import Embedder
+from wherein.embedding.registry import configured_model
 from wherein.errors import VectorsDamaged
 from wherein.file_filter import FileFilter
 from wherein.hits import Hit, SearchResult
@@ -270,7 +271,11 @@ def _search_index(
                     f"coverage:{','.join(sorted(used))}",
                     lambda: tier_coverage(ranked, request.settings, used),
                 )
-                failure = store.embed_failure() if pending_chunks else None
+                failure = (
+                    store.embed_failure(configured_model(request.settings))
+                    if pending_chunks
+                    else None
+                )
                 if failure:
                     warnings.append(
                         f"The last 'wherein index' could not embed with the configured model: "

@@ -183,11 +183,14 @@ CASES = {
         - (void)drawInRect:(CGRect)rect { int local = 0; }
         @end
         typedef struct { int x; } Point2;
+        typedef NS_ENUM(NSInteger, Mode) {
+          ModeOn,
+        };
         static NSString *title_of(id thing) { return nil; }
         """,
         (
             "MAX_TIMES Greeter Greeter.greet Greeter.title Widget Widget.widgetWithName "
-            "Widget.drawInRect Point2 title_of"
+            "Widget.drawInRect Point2 Mode title_of"
         ),
     ),
     "csharp": (

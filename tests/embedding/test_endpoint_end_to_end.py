@@ -185,7 +185,7 @@ def test_index_with_a_malformed_answer_fails_and_stores_no_vector(repo, server, 
 
 
 def test_why_index_could_not_embed_is_kept_for_status_and_searches_until_it_can(
-    repo, server, use_endpoint, capsys
+    repo, server, use_endpoint, capsys, monkeypatch
 ):
     use_endpoint(server.url)
     server.queue.extend(
@@ -201,6 +201,13 @@ def test_why_index_could_not_embed_is_kept_for_status_and_searches_until_it_can(
     assert main(["search", "router", "--json", "--workspace", str(repo)]) == 0
     warnings = json.loads(capsys.readouterr().out)["warnings"]
     assert any(why in warning and "could not embed" in warning for warning in warnings)
+
+    monkeypatch.setenv("WHEREIN_EMBEDDING_MODEL", "model-b")  # another model: not its failure
+    assert main(["status", "--json", "--workspace", str(repo)]) == 0
+    assert json.loads(capsys.readouterr().out)["embed_failure"] is None
+    monkeypatch.delenv("WHEREIN_EMBEDDING_MODEL")
+    assert main(["status", "--json", "--workspace", str(repo)]) == 0
+    assert json.loads(capsys.readouterr().out)["embed_failure"] == why
 
     assert main(["index", "--workspace", str(repo)]) == 0  # the endpoint answers well now
     capsys.readouterr()

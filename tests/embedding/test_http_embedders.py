@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -94,6 +95,25 @@ def test_a_wedged_endpoint_gives_up_on_its_own_deadline(http_settings, server, b
     assert isinstance(outcome[0], EndpointUnreachable)
     assert "did not answer within 0.5 s" in str(outcome[0])
     assert len(server.requests) == 2, "a timeout is not retried"
+
+
+def test_an_endpoint_that_did_not_answer_rests_before_it_is_asked_again(
+    http_settings, server, monkeypatch
+):
+    from wherein.embedding import http
+
+    embedder = OllamaEmbedder(http_settings(api_base=server.url, timeout_s=0.5))
+    server.queue.append(WEDGE)
+    with pytest.raises(EndpointUnreachable):
+        embedder.embed(["x"])
+    asked = len(server.requests)
+    with pytest.raises(EndpointUnreachable, match=r"did not answer.* Not asked again for 1[45] s"):
+        embedder.embed(["y"])  # at once, and the server is not asked
+    assert len(server.requests) == asked
+    now = time.monotonic()
+    monkeypatch.setattr(http.time, "monotonic", lambda: now + http.REST_S + 1)
+    assert embedder.embed(["y"]).shape[0] == 1  # rested: asked again, and it answers
+    assert len(server.requests) == asked + 1
 
 
 def test_an_unreachable_endpoint_is_retried_once_then_reported(http_settings, server):

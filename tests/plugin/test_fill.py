@@ -41,5 +41,12 @@ def test_a_failed_fill_is_kept_said_and_not_asked_again_until_its_wait_is_over(
             session._backfill.join(30)
             assert len(server.requests) > asked
             assert f"Tried again in {2 * FILL_RETRY_S:g} s" in session.backfill_error
+            asked = len(server.requests)
+            monkeypatch.setenv("WHEREIN_EMBEDDING_MODEL", "another-model")
+            assert session.start_backfill(load_settings(repo))  # another model: no wait
+            session._backfill.join(30)
+            assert len(server.requests) > asked
+            session.fill_not_needed()  # nothing left to fill: the failure is over
+            assert session.backfill_error is None
         finally:
             anyio.run(session.aclose)

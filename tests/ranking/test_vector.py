@@ -77,3 +77,16 @@ def test_rows_where_copies_no_row_of_a_large_matrix_and_sums_as_the_copy():
     few = np.zeros(len(base), dtype=bool)
     few[:100] = True  # so few rows are read by BLAS, as a fresh search reads its copy
     assert isinstance(rows_where(base, few), np.ndarray)
+
+
+def test_row_checks_of_a_stacked_matrix_count_its_live_rows_only():
+    from wherein.ranking.vector import rows_not_unit, zero_rows
+
+    unit = np.eye(4, dtype=np.float32)
+    base = np.stack([unit[0], unit[1] * 3, unit[2], np.zeros(4, np.float32)])  # rows 1, 3 odd
+    alive = np.array([False, True, True, True])  # row 0 is dead: positions shift by one
+    added = np.stack([unit[3] * 2, np.zeros(4, np.float32)])
+    stacked = StackedRows(base, alive, added)
+    # Read as one: [3*e1, e2, 0, 2*e3, 0]
+    assert rows_not_unit(stacked).tolist() == [0, 3]
+    assert zero_rows(stacked).tolist() == [2, 4]

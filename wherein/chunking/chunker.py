@@ -429,7 +429,8 @@ def _declared(node):
 def _own_name(node):
     """The name of a @named capture, a declaration whose name the query leaves to the
     chunker: its `name` field (a macro's, but an include guard with no value names
-    nothing), what its `declarator` field declares (a function, a typedef), or its first
+    nothing), the name a typedef's macro gives (`NS_ENUM(NSInteger, Mode)`), what its
+    `declarator` field declares (a function, a typedef), or its first
     identifier (an Objective-C class, protocol or method: the selector's first keyword),
     looking into a property's declaration for the declarator there."""
     if node.type == "preproc_def" and node.child_by_field_name("value") is None:
@@ -437,6 +438,14 @@ def _own_name(node):
     name = node.child_by_field_name("name")
     if name is not None:
         return name
+    kind = node.child_by_field_name("type")
+    if kind is not None and kind.type == "macro_type_specifier":
+        # `typedef NS_ENUM(NSInteger, Mode) {...}`: the grammar takes the values for the
+        # typedef's declarators and keeps the name in an error node inside the macro.
+        for child in kind.named_children:
+            if child.type == "ERROR" and child.named_child_count:
+                last = child.named_children[-1]
+                return last if last.type == "identifier" else None
     declarator = node.child_by_field_name("declarator")
     if declarator is not None:
         return _declared(declarator)

@@ -23,7 +23,7 @@ __all__ = ["handle_status"]
 
 def handle_status(args: argparse.Namespace) -> int:
     from wherein.embedding.probe import describe_embedder
-    from wherein.embedding.registry import fast_tier_identity
+    from wherein.embedding.registry import configured_model, fast_tier_identity
     from wherein.index.status import read_status
     from wherein.roots import plan_roots
     from wherein.scope import marker_names, resolve_scope
@@ -52,6 +52,9 @@ def handle_status(args: argparse.Namespace) -> int:
     status["index_embedder"] = index.embedder
     status["embedder"] = embedder.to_json()
     status["endpoint_error"] = embedder.error
+    failure = index.embed_failure(configured_model(settings)) if index.readable else None
+    if index.readable:
+        status["embed_failure"] = failure
     if args.json:
         dump(status)
         return 0
@@ -68,8 +71,8 @@ def handle_status(args: argparse.Namespace) -> int:
     show(f"files      {index.files} indexed, {index.skipped_files} skipped")
     show(f"chunks     {index.chunks} ({index.pending_chunks} waiting for a vector)")
     show(f"embedder   {index.embedder or '(none yet)'}")
-    if index.embed_failure and index.pending_chunks:
-        show(f"failed     the last 'wherein index' could not embed: {index.embed_failure}")
+    if failure and index.pending_chunks:
+        show(f"failed     the last 'wherein index' could not embed: {failure}")
     if _made_by_another_model(index.embedder, embedder):
         show(
             "note       the configured model is another: searches rank by the fast tier and "

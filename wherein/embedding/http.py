@@ -46,6 +46,11 @@ RETRY_BACKOFF_S = 0.25
 RETRY_STATUSES = frozenset({429, 503})
 # How much of a server's error text goes into our message.
 MAX_SERVER_TEXT = 300
+# After the endpoint did not answer, this embedder does not ask it again for a while (the
+# rest doubling with each miss in a row, to the ceiling): a `wherein serve` session keeps
+# one embedder, and a server that hangs cost each search the whole timeout (30 s).
+REST_S = 15.0
+REST_CEILING_S = 300.0
 
 
 class HttpEmbedder:
@@ -74,6 +79,9 @@ class HttpEmbedder:
         )
         weakref.finalize(self, self.client.close)
         self.dimension: int | None = None
+        self._misses = 0  # unanswered calls in a row
+        self._rest_until = 0.0  # time.monotonic() before which it is not asked again
+        self._last_miss = ""
         probe = self._embed_batch([PROBE_TEXT], min(self.timeout_s, PROBE_CEILING_S))
         self.dimension = probe.shape[1]
         self.identity = EmbedderIdentity(self.provider, self.model, self.dimension)
@@ -96,6 +104,21 @@ class HttpEmbedder:
         """
         if not texts:
             return np.zeros((0, self.dimension or 0), dtype=np.float32)
+        resting = self._rest_until - time.monotonic()
+        if resting > 0:
+            raise EndpointUnreachable(f"{self._last_miss} Not asked again for {resting:.0f} s.")
+        try:
+            vectors = self._embed_all(texts)
+        except EndpointUnreachable as err:
+            self._misses += 1
+            rest = min(REST_S * 2 ** (self._misses - 1), REST_CEILING_S)
+            self._rest_until = time.monotonic() + rest
+            self._last_miss = str(err)
+            raise
+        self._misses = 0
+        return vectors
+
+    def _embed_all(self, texts: Sequence[str]) -> np.ndarray:
         batches = [
             list(texts[i : i + self.batch_size]) for i in range(0, len(texts), self.batch_size)
         ]

@@ -66,6 +66,19 @@ REGISTRY: dict[str, Callable[[Settings], Embedder]] = {
 }
 
 
+def configured_model(settings: Settings) -> str:
+    """The configured model as settings name it, known without loading it (an HTTP model's
+    width is not): what a failure to embed is kept under (`VectorTables.note_embed_failure`)."""
+    if settings["embedding.provider"] in ("minilm", "static"):
+        return settings["embedding.provider"]
+    parts = (
+        settings["embedding.provider"],
+        settings["embedding.model"] or "",
+        settings["embedding.api_base"],
+    )
+    return ":".join(str(part) for part in parts)
+
+
 def in_process_identity(settings: Settings) -> str | None:
     """The identity key of an in-process provider, known without loading its model.
 

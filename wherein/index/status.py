@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wherein.index.embed_failure import EMBED_FAILURE, embed_failure_of
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.storage.aside import database_not_regular
 from wherein.storage.database import open_immutable, open_read_only, wal_is_empty
@@ -37,10 +38,15 @@ class IndexStatus:
     pending_chunks: int | None = None
     embedder: str | None = None
     fast_tier: dict[str, Any] | None = None
-    embed_failure: str | None = None  # why the last `wherein index` could not embed
+    # What `VectorTables.note_embed_failure` kept: read by `embed_failure(configured)`.
+    kept_failure: str | None = None
     size_bytes: int | None = None
     scopes: list[dict[str, Any]] | None = None
     roots: list[dict[str, Any]] | None = None
+
+    def embed_failure(self, configured: str) -> str | None:
+        """Why the last `wherein index` could not embed with the `configured` model, if so."""
+        return embed_failure_of(self.kept_failure, configured)
 
     @property
     def readable(self) -> bool:
@@ -66,7 +72,6 @@ class IndexStatus:
             "pending": {"files": self.pending_files, "chunks": self.pending_chunks},
             "embedder": self.embedder,
             "fast_tier": self.fast_tier,
-            "embed_failure": self.embed_failure,
             "size_bytes": self.size_bytes,
             "scopes": self.scopes,
             "roots": self.roots,
@@ -137,7 +142,7 @@ def _read_status(
         pending_chunks=pending_chunks,
         embedder=meta.get("embedder"),
         fast_tier=fast,
-        embed_failure=meta.get("embed_failure") or None,
+        kept_failure=meta.get(EMBED_FAILURE),
         size_bytes=path.stat().st_size,
         scopes=scopes,
         roots=root_counts,

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from wherein.errors import IndexUnwritable
+from wherein.index.embed_failure import EMBED_FAILURE, embed_failure_of, failure_value
 from wherein.index.folders import like_folder
 from wherein.index.tiers import FULL, TIERS, VectorTier
 from wherein.index.vector_cache import (
@@ -50,8 +51,6 @@ STACKED_SHARE = 0.25
 # Rows of zeros in a vector cache looked up in SQLite when `wherein index` checks it: a
 # zeroed block of the file is many rows, and any one of them tells.
 ZERO_ROWS_CHECKED = 64
-# The meta key of `note_embed_failure`.
-EMBED_FAILURE = "embed_failure"
 
 
 @dataclass(frozen=True)
@@ -141,6 +140,8 @@ class VectorTables:
         conn.executemany(
             f"UPDATE chunks SET {tier.flag} = 1 WHERE text_hash = ?", [(h,) for h, _ in items]
         )
+        if tier is FULL:  # the configured model embeds again: a failure kept is over
+            conn.execute("DELETE FROM meta WHERE key = ?", (EMBED_FAILURE,))
 
     def insert_vectors(
         self, conn: sqlite3.Connection, rows: Sequence[tuple[str, bytes]], tier: VectorTier
@@ -313,21 +314,24 @@ class VectorTables:
                     dropped += self._drop_vectors(tier, ids[damaged])
         return dropped
 
-    def note_embed_failure(self, message: str | None) -> None:
-        """Keep why the configured model could not embed (`wherein index` stopped), for
-        `status` and for searches that rank without its vectors; None clears it. A write
-        the disk refuses is let go: the run that failed says why itself."""
-        if (self.get_meta(EMBED_FAILURE) or None) == message:
+    def note_embed_failure(self, message: str | None, configured: str) -> None:
+        """Keep why the configured model (`configured`, as `settings.configured_model` names
+        it) could not embed when `wherein index` stopped, for `status` and for searches that
+        rank without its vectors; None clears it, as does any vector it writes later
+        (`put_vectors`). A write the disk refuses is let go: the run that failed says why."""
+        value = failure_value(message, configured)
+        if (self.get_meta(EMBED_FAILURE) or "") == value:
             return
         with (
             contextlib.suppress(IndexUnwritable, sqlite3.OperationalError),
             self.transaction() as conn,
         ):
-            self.set_meta(conn, EMBED_FAILURE, message or "")
+            self.set_meta(conn, EMBED_FAILURE, value)
 
-    def embed_failure(self) -> str | None:
-        """Why the last `wherein index` could not embed with the configured model, if so."""
-        return self.get_meta(EMBED_FAILURE) or None
+    def embed_failure(self, configured: str) -> str | None:
+        """Why the last `wherein index` could not embed with `configured`, if it could not
+        (a failure of another model, configured before, is not this one's)."""
+        return embed_failure_of(self.get_meta(EMBED_FAILURE), configured)
 
     def _zero_rows_agree(self, tier: VectorTier, ids: np.ndarray, matrix) -> bool:
         """Whether the cache's rows of zeros (the first ZERO_ROWS_CHECKED) are zeros in SQLite."""

@@ -74,6 +74,7 @@ class RecallSession:
         self._closed = False
         self.backfill_error: str | None = None
         self._fill_failures = 0  # in a row
+        self._fill_key: str | None = None  # the embedding settings of the last fill
         self._fill_retry_at = 0.0  # time.monotonic() before which no fill starts
         self._embedder_error: str | None = None  # why the configured model last failed to load
 
@@ -82,6 +83,7 @@ class RecallSession:
         if self.job is not None and self.job.running:
             return self.job, False
         self._stop_backfill()  # the job fills the same tier, holding the index throughout
+        self.fill_not_needed()  # the job says how its own fill went
         self.job = IndexJob(self.workspace, settings).start()
         self._job_reported = False
         return self.job, True
@@ -139,8 +141,12 @@ class RecallSession:
             return False
         if self.job is not None and self.job.running:
             return False
+        key = repr(sorted(settings.section("embedding").items()))
+        if key != self._fill_key:  # another model configured since the last failure
+            self.fill_not_needed()
         if time.monotonic() < self._fill_retry_at:
             return False  # the last fill failed a moment ago (`backfill_error` says why)
+        self._fill_key = key
         self._backfill_stop = threading.Event()
         self._backfill = threading.Thread(
             target=self._run_backfill, args=(settings,), name="wherein-backfill", daemon=True
@@ -168,6 +174,12 @@ class RecallSession:
         self.backfill_error = None
         self._fill_failures, self._fill_retry_at = 0, 0.0
         logger.info("recall session %s embedded %d chunks in the background", self.id, done)
+
+    def fill_not_needed(self) -> None:
+        """Forget a failed fill: nothing is left to fill, or an index job or another model
+        takes over, so its message and its wait are over."""
+        self.backfill_error = None
+        self._fill_failures, self._fill_retry_at = 0, 0.0
 
     def _fill_failed(self, why: str) -> None:
         """Keep why the fill stopped, and wait longer before the next one after each failure."""

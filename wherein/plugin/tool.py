@@ -233,6 +233,8 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     result = await anyio.to_thread.run_sync(search)
     if result.pending_chunks:
         session.start_backfill(settings)
+    else:
+        session.fill_not_needed()
     _, block = render_hits(result.hits)
     count = len(result.hits)
     where = f" under {path}" if path else ""

@@ -188,7 +188,7 @@ def zero_rows(matrix: np.ndarray | StackedRows) -> np.ndarray:
 
 
 def _all_rows(matrix: np.ndarray | StackedRows) -> np.ndarray:
-    """Every row of `matrix` in one array, in order."""
+    """Every row of `matrix` in one array, in order (a stacked matrix's live rows only)."""
     if isinstance(matrix, StackedRows):
-        return np.concatenate([base_rows(matrix), matrix.added])
+        return np.concatenate([matrix.base[matrix.live()], matrix.added])
     return matrix
