@@ -146,11 +146,28 @@ def test_too_many_folders_are_refused_and_nothing_is_left_open(stamp, monkeypatc
 
 
 def test_a_tree_that_would_take_a_quarter_of_the_users_watches_is_refused(stamp, monkeypatch):
+    monkeypatch.setattr(tree_watch, "_read_user_limit", lambda kind: "unknown")
     monkeypatch.setattr(tree_watch, "_read_limit", lambda name: "8")  # 4 folders here
     with pytest.raises(WatchRefused, match="max_user_watches = 8"):
         TreeWatch(stamp)
     monkeypatch.setattr(tree_watch, "_read_limit", lambda name: "16")
     TreeWatch(stamp).close()
+    monkeypatch.setattr(tree_watch, "_read_user_limit", lambda kind: "8")  # a container's own
+    with pytest.raises(WatchRefused, match="this user namespace allows 8"):
+        TreeWatch(stamp)
+
+
+def test_a_reached_watch_limit_names_the_one_that_bit(monkeypatch):
+    import errno
+
+    full = OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(tree_watch, "_read_limit", lambda name: "192914")
+    monkeypatch.setattr(tree_watch, "_read_user_limit", lambda kind: "192914")
+    assert "namespace" not in tree_watch._limit_reason(full)
+    monkeypatch.setattr(tree_watch, "_read_user_limit", lambda kind: "20")  # a container's own
+    reason = tree_watch._limit_reason(full)
+    assert "max_user_watches = 192914" in reason
+    assert "this user namespace allows 20 (user.max_inotify_watches)" in reason
 
 
 def test_close_releases_the_kernel_queue(stamp):

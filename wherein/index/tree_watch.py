@@ -100,12 +100,16 @@ class TreeWatch:
             raise WatchRefused(
                 f"{len(folders):,} folders are more than the {MAX_WATCHED_FOLDERS:,} it watches"
             )
-        limit = _read_limit("max_user_watches")
-        if limit.isdigit() and len(folders) > int(limit) * SHARE_OF_USER_WATCHES:
+        limits = [
+            int(found)
+            for found in (_read_limit("max_user_watches"), _read_user_limit("watches"))
+            if found.isdigit()
+        ]
+        if limits and len(folders) > min(limits) * SHARE_OF_USER_WATCHES:
             raise WatchRefused(
                 f"its {len(folders):,} folders would take more than a quarter of the inotify "
-                f"watches that every program of this user shares (fs.inotify.max_user_watches "
-                f"= {limit})"
+                f"watches that every program of this user shares "
+                f"({_limits('max_user_watches', 'watches')})"
             )
         network = _network_file_systems(devices)
         if network:
@@ -186,12 +190,29 @@ def _network_file_systems(devices: set[int]) -> list[str]:
 
 def _limit_reason(err: OSError) -> str:
     if err.errno == errno.ENOSPC:
-        limit = _read_limit("max_user_watches")
-        return f"the inotify watch limit is reached (fs.inotify.max_user_watches = {limit})"
+        return f"the inotify watch limit is reached ({_limits('max_user_watches', 'watches')})"
     if err.errno == errno.EMFILE:
-        limit = _read_limit("max_user_instances")
-        return f"too many inotify instances are open (fs.inotify.max_user_instances = {limit})"
+        limits = _limits("max_user_instances", "instances")
+        return f"too many inotify instances are open ({limits})"
     return f"the kernel refused a watch ({err.strerror})"
+
+
+def _limits(name: str, kind: str) -> str:
+    """The system's limit by its sysctl name, and this user namespace's when it is lower
+    (a container's own, `/proc/sys/user/max_inotify_<kind>`), which is then the one that bit."""
+    system = _read_limit(name)
+    said = f"fs.inotify.{name} = {system}"
+    own = _read_user_limit(kind)
+    if own.isdigit() and (not system.isdigit() or int(own) < int(system)):
+        said += f"; this user namespace allows {own} (user.max_inotify_{kind})"
+    return said
+
+
+def _read_user_limit(kind: str) -> str:
+    try:
+        return Path("/proc/sys/user", f"max_inotify_{kind}").read_text().strip()
+    except OSError:
+        return "unknown"
 
 
 def _read_limit(name: str) -> str:
