@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from wherein.errors import IndexBusy, IndexUnwritable
 from wherein.index.change_check import TreeStamp
 from wherein.index.chunk_places import read_chunk_places
 from wherein.index.store import ChunkRow, Store, open_store
@@ -130,7 +131,11 @@ class ResidentIndex:
             self._store_path = path
             self._store_file = _file_identity(path)
         elif self._store.read_only:  # opened so on a full disk: can it be written now?
-            again = open_store(path)
+            try:
+                again = open_store(path)
+            except (IndexBusy, IndexUnwritable) as err:  # not now: read what is held
+                self._store.notice = str(err)
+                return self._store
             if again.read_only:  # not yet: keep what was read from the first, say it again
                 self._store.notice = again.notice
                 again.close()

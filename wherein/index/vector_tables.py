@@ -315,7 +315,7 @@ class VectorTables:
         return dropped
 
     def note_embed_failure(self, message: str | None, configured: str) -> None:
-        """Keep why the configured model (`configured`, as `settings.configured_model` names
+        """Keep why the configured model (`configured`, as `registry.configured_model` names
         it) could not embed when `wherein index` stopped, for `status` and for searches that
         rank without its vectors; None clears it, as does any vector it writes later
         (`put_vectors`). A write the disk refuses is let go: the run that failed says why."""
