@@ -50,3 +50,29 @@ def test_a_failed_fill_is_kept_said_and_not_asked_again_until_its_wait_is_over(
             assert session.backfill_error is None
         finally:
             anyio.run(session.aclose)
+
+
+def test_a_model_that_could_not_start_rests_before_searches_try_it_again(tmp_path, monkeypatch):
+    repo = write_tree(tmp_path / "repo", REPO)
+    with FakeEmbeddingServer() as server:
+        monkeypatch.setenv("WHEREIN_EMBEDDING_PROVIDER", "ollama")
+        monkeypatch.setenv("WHEREIN_EMBEDDING_API_BASE", server.url)
+        settings = load_settings(repo)
+        server.queue.append(Reply(500, {"error": "model not found"}))
+        session = RecallSession(repo)
+        try:
+            assert session.embedder_resting(settings) is None
+            assert session.embedder(settings) is None  # asked: it answered 500
+            asked = len(server.requests)
+            resting = session.embedder_resting(settings)
+            assert resting is not None and "Ranked without its vectors" in resting
+            assert session.embedder(settings) is None  # within the rest: not asked
+            assert len(server.requests) == asked
+            now = session_module.time.monotonic()
+            later = now + session_module.EMBEDDER_RETRY_S + 1
+            monkeypatch.setattr(session_module.time, "monotonic", lambda: later)
+            assert session.embedder_resting(settings) is None
+            assert session.embedder(settings) is not None  # asked again: it answers now
+            assert len(server.requests) > asked
+        finally:
+            anyio.run(session.aclose)

@@ -44,6 +44,9 @@ JOB_STOP_TIMEOUT_S = 15.0
 # each failure in a row up to the ceiling: an endpoint that hangs is not asked on every search.
 FILL_RETRY_S = 30.0
 FILL_RETRY_CEILING_S = 600.0
+# After the configured model could not start, searches rank without it this long before the
+# next attempt.
+EMBEDDER_RETRY_S = 30.0
 
 
 def session_id(environ: Mapping[str, str] | None = None) -> str:
@@ -77,6 +80,8 @@ class RecallSession:
         self._fill_key: str | None = None  # the embedding settings of the last fill
         self._fill_retry_at = 0.0  # time.monotonic() before which no fill starts
         self._embedder_error: str | None = None  # why the configured model last failed to load
+        # The embedding settings it failed for, and time.monotonic() until it is not asked again.
+        self._embedder_failed: tuple[str | None, float] = (None, 0.0)
 
     def start_index(self, settings: Settings) -> tuple[IndexJob, bool]:
         """Start a background index job, or return the one running; True if started now."""
@@ -109,12 +114,28 @@ class RecallSession:
         key = repr(sorted(settings.section("embedding").items()))
         with self._embedder_lock:
             if key not in self._embedders:
+                if self.embedder_resting(settings) is not None:
+                    return None  # it failed a moment ago: not asked again yet
                 try:
                     self._embedders = {key: create_embedder(settings)}
                 except EmbedderError as err:
                     self._embedder_error = str(err)
+                    self._embedder_failed = (key, time.monotonic() + EMBEDDER_RETRY_S)
                     return None
             return self._embedders[key]
+
+    def embedder_resting(self, settings: Settings) -> str | None:
+        """Why the configured model is not tried for this search, while it rests after it
+        could not start (a probe of a hung endpoint costs each search up to 10 s); else None."""
+        key = repr(sorted(settings.section("embedding").items()))
+        failed_key, until = self._embedder_failed
+        left = until - time.monotonic()
+        if failed_key != key or left <= 0:
+            return None
+        return (
+            f"The configured model could not start: {self._embedder_error} Ranked without its "
+            f"vectors; it is tried again in {left:.0f} s."
+        )
 
     def fast_embedder(self, settings: Settings) -> Embedder | None:
         """The fast tier's model, loaded once; None without a fast tier or when it cannot load."""

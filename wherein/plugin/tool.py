@@ -22,6 +22,7 @@ import anyio
 
 from wherein.config import Settings, load_settings
 from wherein.errors import UsageError, WhereinError
+from wherein.index.tiers import FULL, TIERS
 from wherein.packages.plan import package_roots
 from wherein.plugin.configure import run_configure
 from wherein.plugin.jobs import IndexJob
@@ -202,6 +203,9 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     limit, capped = _limit(settings, args.get("limit"))
     embedder = await anyio.to_thread.run_sync(session.embedder, settings)
     fast_embedder = await anyio.to_thread.run_sync(session.fast_embedder, settings)
+    # While the configured model rests after it could not start, the search does not try it.
+    resting = session.embedder_resting(settings) if embedder is None else None
+    tiers = frozenset(TIERS) - {FULL.name} if resting else frozenset(TIERS)
 
     def search() -> SearchResult:
         if related:
@@ -225,12 +229,14 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
             focus=focus,
             embedder=embedder,
             fast_embedder=fast_embedder,
+            tiers=tiers,
             resident=session.resident,
             files=files,
             match=match,
         )
 
     result = await anyio.to_thread.run_sync(search)
+    warnings = [*([resting] if resting else []), *result.warnings]
     if result.pending_chunks:
         session.start_backfill(settings)
     else:
@@ -246,7 +252,7 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     lines = [f"{count} result{'s' if count != 1 else ''} {about}{where}{focus_words}."]
     if capped:
         lines.append(f"Note: {capped}")
-    lines += [f"Note: {warning}" for warning in result.warnings]
+    lines += [f"Note: {warning}" for warning in warnings]
     if session.backfill_error and not session.backfill_running():
         lines.append(f"Note: {session.backfill_error}")
     if result.pending_chunks:
@@ -264,8 +270,8 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
         fields["scope"] = result.scope.to_json()
     if result.pending_chunks:
         fields["pending"] = {"files": result.pending_files, "chunks": result.pending_chunks}
-    if result.warnings:
-        fields["warnings"] = list(result.warnings)
+    if warnings:
+        fields["warnings"] = warnings
     job = session.job
     if job is not None and job.running:
         fields["job"] = job.snapshot()
