@@ -159,3 +159,46 @@ def test_form_feed_and_unicode_line_separators_do_not_shift_lines():
     _language, chunks = chunk("sep.py", source)
     assert [s for c in chunks for s in c.symbols] == ["a", "b"]
     assert chunks[-1].end_line == 5
+
+
+def _no_query(monkeypatch):
+    """Make running a declaration query fail the test."""
+    from wherein.chunking import chunker
+
+    def refused(root, query):
+        raise AssertionError("the declaration query ran")
+
+    monkeypatch.setattr(chunker, "declarations", refused)
+
+
+def test_an_error_node_of_very_many_children_is_chunked_without_the_query(monkeypatch):
+    # Objective-C's recovery from 6,000 nested `^{` is one error node of 12,000 children,
+    # which tree-sitter's query cursor crosses in time square in their number.
+    source = "#import <x.h>\n" + "^{\n" * 6000 + "}\n" * 6000
+    _no_query(monkeypatch)
+    language, chunks = chunk_source("blocks.h", source)
+    assert language == "objc"
+    assert_chunks_match_file(source, chunks)
+    assert uncovered_lines(source, chunks) == []
+
+
+def test_braces_nested_past_any_code_are_chunked_without_the_query(monkeypatch):
+    source = "#import <x.h>\n" + "@implementation A\n- (void)f {\n" * 600
+    _no_query(monkeypatch)
+    _language, chunks = chunk_source("nested.m", source)
+    assert_chunks_match_file(source, chunks)
+    assert uncovered_lines(source, chunks) == []
+
+
+def test_a_name_is_qualified_by_the_innermost_few_names_only():
+    from wherein.chunking.chunker import MAX_QUALIFIERS, declarations
+    from wherein.chunking.languages import definition_query, parser_for
+
+    depth = 300  # 300 nested functions: whole paths were 300 names each, copied per level
+    source = "".join(f"function f{i}() {{\n" for i in range(depth)) + "}\n" * depth
+    tree = parser_for("javascript").parse(source.encode())
+    found = declarations(tree.root_node, definition_query("javascript"))
+    assert [d.depth for d in found] == list(range(depth))  # the nesting itself is kept
+    assert found[0].qualified == "f0"
+    innermost = [f"f{i}" for i in range(depth - MAX_QUALIFIERS, depth)]
+    assert found[-1].qualified == ".".join(innermost)

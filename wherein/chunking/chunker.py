@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from dataclasses import dataclass
 
 from wherein.chunking.languages import (
@@ -40,6 +41,18 @@ MAX_CHUNK_CHARS = 2400
 MERGE_TARGET_LINES = 24
 MAX_HEADER_LINES = 3
 MAX_SYMBOLS = 16
+# A name is qualified by at most this many names in all, the innermost (C++ code nests
+# namespaces, classes and methods seven deep).
+MAX_QUALIFIERS = 10
+# An error node with more children than this is what tree-sitter's query cursor crosses in
+# time square in their number (Objective-C's recovery from 20,000 nested `^{`: 2 s, 100,000:
+# a minute; the same count of children in a node without error: milliseconds): such a file
+# is chunked without names.
+MAX_ERROR_CHILDREN = 5_000
+# Braces nested deeper than this: the declaration query's time grows with the nesting too
+# (20,000 nested Objective-C methods: 4.4 s; Ruby's 100,000 nested blocks: 11 s), and no
+# code nests so deep, so such a file is chunked without names.
+MAX_BRACE_DEPTH = 500
 WINDOW_LINES = 30
 # A body is the child holding at least this share of its parent's lines.
 BODY_SHARE = 0.5
@@ -90,7 +103,7 @@ def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
         return language, _text_windows(lines)
     tree = parser.parse(text.encode("utf-8", errors="surrogatepass"))
     try:
-        definitions = _definitions(tree.root_node, grammar)
+        definitions = _definitions(tree.root_node, grammar, text)
         cutter = _Cutter(lines)
         spans = cutter.cover(
             cutter.group(_units(tree.root_node, lines), ()), 0, len(lines) - 1, (), ()
@@ -341,9 +354,40 @@ def _rows_beside(parent, child) -> int:
     return len(rows)
 
 
-def _definitions(root, language: str) -> list[Declaration]:
+def _definitions(root, language: str, text: str) -> list[Declaration]:
     query = definition_query(language)
-    return [] if query is None else declarations(root, query)
+    if query is None or _wide_error(root) or _brace_depth(text) > MAX_BRACE_DEPTH:
+        return []
+    return declarations(root, query)
+
+
+_BRACE = re.compile(r"[{}]")
+
+
+def _brace_depth(text: str) -> int:
+    """How deep `{` nests in `text` (strings and comments counted too: a guard, not a parse)."""
+    if text.count("{") <= MAX_BRACE_DEPTH:
+        return 0  # cannot nest deeper than it opens
+    depth = deepest = 0
+    for brace in _BRACE.finditer(text):
+        if brace.group() == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif depth:
+            depth -= 1
+    return deepest
+
+
+def _wide_error(root) -> bool:
+    """Whether an error node under `root` has more than MAX_ERROR_CHILDREN children. Only
+    branches that hold an error are entered, so a tree without one costs a flag."""
+    stack = [root] if root.has_error else []
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" and node.child_count > MAX_ERROR_CHILDREN:
+            return True
+        stack.extend(child for child in node.children if child.has_error)
+    return False
 
 
 def declarations(root, query) -> list[Declaration]:
@@ -390,9 +434,11 @@ def declarations(root, query) -> list[Declaration]:
     for text, node in ordered:
         while open_ and open_[-1][0] < node.end_byte:
             open_.pop()
-        path = [*open_[-1][1], text] if open_ else [text]
+        # The innermost few enclosing names qualify it: whole paths, copied at each level,
+        # took memory square in the nesting (20,000 nested `@implementation`s: 5 GB).
+        path = [*open_[-1][1][1 - MAX_QUALIFIERS :], text] if open_ else [text]
+        found.append(Declaration(node.start_point.row, ".".join(path), len(open_)))
         open_.append((node.end_byte, path))
-        found.append(Declaration(node.start_point.row, ".".join(path), len(path) - 1))
     found.sort(key=lambda d: (d.row, d.depth))
     return found
 
