@@ -311,6 +311,20 @@ def test_a_byte_order_mark_is_no_part_of_the_first_line(tmp_path):
     assert result.hits[0].excerpt.startswith("using System;")
 
 
+def test_a_name_with_a_control_character_shown_as_another_name_is_reported(tmp_path):
+    # A real ESC in a name is shown `\x1b`, as a name with those four characters is: the
+    # agent could not tell which file a result is. The one shown as it is, is indexed.
+    root = write_tree(
+        tmp_path / "repo",
+        {"x\x1b.py": "def tern_escaped(): pass\n", "x\\x1b.py": "def tern_literal(): pass\n"},
+    )
+    (root / "lone\x1b.py").write_text("def tern_alone(): pass\n")  # no look-alike: indexed
+    files, report = walked(root)
+    assert files == {"x\\x1b.py", "lone\x1b.py"}
+    assert [item.split(" ")[0] for item in report.unreadable] == ["x\x1b.py"]
+    assert "rename one" in report.unreadable[0]
+
+
 def test_a_name_not_utf8_shown_as_another_name_is_reported_and_the_rest_indexed(tmp_path):
     # `d\xff` the byte and `d\xff` written out show alike; the index keys files by what it
     # shows, and two rows with one key failed the whole refresh of the repository.

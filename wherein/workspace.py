@@ -27,6 +27,7 @@ from wherein.source_files import (
     is_regular_file,
     read_source,
 )
+from wherein.untrusted import one_line
 from wherein.walk_records import FileEntry, Root, WalkReport
 
 __all__ = [
@@ -214,21 +215,26 @@ def _list_folder(
         rules = rules.with_files(raw_dir, ignore_files, report)
         files: list[FileEntry] = []
         subdirs = []
-        # A name that is not UTF-8 is shown with `\xNN` escapes, which a name written with
-        # those very characters shows too: the index keys files by what it shows, so of two
-        # such names the one that is UTF-8 (else the first) is kept and the other reported.
+        # A name that is not UTF-8 is shown with `\xNN` escapes, as is a control or invisible
+        # character in one when results are shown (`untrusted.one_line`), and a name written
+        # with those very escapes shows the same: of two names that show alike, the one that
+        # shows as it is (else the first) is kept and the other reported. (The index keys
+        # files by the UTF-8 name: two rows with one key failed the whole refresh.)
         named = [(entry, display_name(entry.name)) for entry in entries]
-        shown_names = {name for entry, name in named if name == entry.name}
-        for entry, name in named:
+        shown = [name if name.isprintable() else one_line(name) for _, name in named]
+        shown_names = {
+            seen for (entry, _), seen in zip(named, shown, strict=True) if seen == entry.name
+        }
+        for (entry, name), seen in zip(named, shown, strict=True):
             rel = f"{rel_dir}/{name}" if rel_dir else name
-            if name != entry.name:
-                if name in shown_names:
+            if seen != entry.name:
+                if seen in shown_names:
                     report.unreadable.append(
-                        f"{root.display(rel)} (a name that is not UTF-8, shown as another "
-                        "entry of its folder is named: rename one of them)"
+                        f"{root.display(rel)} (shown as another entry of its folder is named: "
+                        "rename one of them)"
                     )
                     continue
-                shown_names.add(name)
+                shown_names.add(seen)
             raw = raw_dir + b"/" + os.fsencode(entry.name) if raw_dir else os.fsencode(entry.name)
             try:
                 if entry.is_symlink():
