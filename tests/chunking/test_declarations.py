@@ -186,11 +186,14 @@ CASES = {
         typedef NS_ENUM(NSInteger, Mode) {
           ModeOn,
         };
+        extern NSString *const WidgetKey;
+        struct Pair { int a; };
+        struct Pair *last_pair;
         static NSString *title_of(id thing) { return nil; }
         """,
         (
             "MAX_TIMES Greeter Greeter.greet Greeter.title Widget Widget.widgetWithName "
-            "Widget.drawInRect Point2 Mode title_of"
+            "Widget.drawInRect Point2 Mode WidgetKey Pair last_pair title_of"
         ),
     ),
     "csharp": (

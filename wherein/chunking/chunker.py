@@ -481,6 +481,8 @@ def _own_name(node):
     looking into a property's declaration for the declarator there."""
     if node.type == "preproc_def" and node.child_by_field_name("value") is None:
         return None
+    if node.type.endswith("_specifier") and node.child_by_field_name("body") is None:
+        return None  # `struct x` without a body uses the tag; it declares nothing
     name = node.child_by_field_name("name")
     if name is not None:
         return name

@@ -17,3 +17,9 @@
   (preproc_def)
   (preproc_function_def)
 ] @definition @named
+
+; File-scope prototypes and variables (`extern NSString *const WidgetKey;`), and types with a
+; body, as C names them; a local, or a `struct x` that only uses the tag, names nothing.
+([(declaration) (struct_specifier) (union_specifier) (enum_specifier)] @definition @named
+  (#parent-type? @definition translation_unit preproc_if preproc_ifdef preproc_else
+    preproc_elif declaration_list))
