@@ -186,6 +186,9 @@ CASES = {
         typedef NS_ENUM(NSInteger, Mode) {
           ModeOn,
         };
+        typedef NS_OPTIONS(NSUInteger, Flags) {
+          FlagA = 1 << 0,
+        };
         extern NSString *const WidgetKey;
         struct Pair { int a; };
         struct Pair *last_pair;
@@ -193,7 +196,7 @@ CASES = {
         """,
         (
             "MAX_TIMES Greeter Greeter.greet Greeter.title Widget Widget.widgetWithName "
-            "Widget.drawInRect Point2 Mode WidgetKey Pair last_pair title_of"
+            "Widget.drawInRect Point2 Mode Flags WidgetKey Pair last_pair title_of"
         ),
     ),
     "csharp": (

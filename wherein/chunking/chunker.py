@@ -474,13 +474,16 @@ def _declared(node):
 
 def _own_name(node):
     """The name of a @named capture, a declaration whose name the query leaves to the
-    chunker: its `name` field (a macro's, but an include guard with no value names
-    nothing), the name a typedef's macro gives (`NS_ENUM(NSInteger, Mode)`), what its
-    `declarator` field declares (a function, a typedef), or its first
-    identifier (an Objective-C class, protocol or method: the selector's first keyword),
-    looking into a property's declaration for the declarator there."""
+    chunker: its `name` field (a macro's, a type's; but an include guard with no value and
+    a `struct x` with no body name nothing), the name a typedef's macro gives
+    (`NS_ENUM(NSInteger, Mode)`), what its `declarator` field declares (a function, a
+    typedef, a variable), or its first identifier (an Objective-C class, protocol or
+    method: the selector's first keyword), looking into a property's declaration for the
+    declarator there."""
     if node.type == "preproc_def" and node.child_by_field_name("value") is None:
         return None
+    if node.type == "macro_type_specifier":  # a typedef the grammar could not parse whole
+        return _macro_type_name(node)
     if node.type.endswith("_specifier") and node.child_by_field_name("body") is None:
         return None  # `struct x` without a body uses the tag; it declares nothing
     name = node.child_by_field_name("name")
@@ -488,12 +491,7 @@ def _own_name(node):
         return name
     kind = node.child_by_field_name("type")
     if kind is not None and kind.type == "macro_type_specifier":
-        # `typedef NS_ENUM(NSInteger, Mode) {...}`: the grammar takes the values for the
-        # typedef's declarators and keeps the name in an error node inside the macro.
-        for child in kind.named_children:
-            if child.type == "ERROR" and child.named_child_count:
-                last = child.named_children[-1]
-                return last if last.type == "identifier" else None
+        return _macro_type_name(kind)
     declarator = node.child_by_field_name("declarator")
     if declarator is not None:
         return _declared(declarator)
@@ -503,6 +501,17 @@ def _own_name(node):
         if child.type == "struct_declaration":
             declarators = [c for c in child.named_children if c.type == "struct_declarator"]
             return _declared(declarators[0]) if declarators else None
+    return None
+
+
+def _macro_type_name(node):
+    """The name `typedef NS_ENUM(NSInteger, Mode) {...}` (or `NS_OPTIONS`) declares: the
+    grammar takes the values for the typedef's declarators (or the whole typedef for an
+    error) and keeps the name in an error node inside the macro's arguments."""
+    for child in node.named_children:
+        if child.type == "ERROR" and child.named_child_count:
+            last = child.named_children[-1]
+            return last if last.type == "identifier" else None
     return None
 
 

@@ -23,3 +23,7 @@
 ([(declaration) (struct_specifier) (union_specifier) (enum_specifier)] @definition @named
   (#parent-type? @definition translation_unit preproc_if preproc_ifdef preproc_else
     preproc_elif declaration_list))
+
+; `typedef NS_OPTIONS(NSUInteger, Flags) {...}`, which the grammar reads as an error around
+; the macro (`NS_ENUM` parses as a typedef, above).
+((macro_type_specifier) @definition @named (#parent-type? @definition ERROR))
