@@ -7,6 +7,7 @@ import anyio
 
 from tests.embedding.fake_server import FakeEmbeddingServer, Reply
 from tests.helpers import write_tree
+from wherein import backoff
 from wherein.config import load_settings
 from wherein.plugin import session as session_module
 from wherein.plugin.session import FILL_RETRY_S, RecallSession
@@ -35,8 +36,8 @@ def test_a_failed_fill_is_kept_said_and_not_asked_again_until_its_wait_is_over(
             assert not session.start_backfill(settings)  # within the wait: the endpoint rests
             assert len(server.requests) == asked
 
-            now = session_module.time.monotonic()
-            monkeypatch.setattr(session_module.time, "monotonic", lambda: now + FILL_RETRY_S + 1)
+            now = backoff.time.monotonic()
+            monkeypatch.setattr(backoff.time, "monotonic", lambda: now + FILL_RETRY_S + 1)
             assert session.start_backfill(settings)  # the wait is over: asked again
             session._backfill.join(30)
             assert len(server.requests) > asked
@@ -68,9 +69,9 @@ def test_a_model_that_could_not_start_rests_before_searches_try_it_again(tmp_pat
             assert resting is not None and "Ranked without its vectors" in resting
             assert session.embedder(settings) is None  # within the rest: not asked
             assert len(server.requests) == asked
-            now = session_module.time.monotonic()
+            now = backoff.time.monotonic()
             later = now + session_module.EMBEDDER_RETRY_S + 1
-            monkeypatch.setattr(session_module.time, "monotonic", lambda: later)
+            monkeypatch.setattr(backoff.time, "monotonic", lambda: later)
             assert session.embedder_resting(settings) is None
             assert session.embedder(settings) is not None  # asked again: it answers now
             assert len(server.requests) > asked

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 import numpy as np
 
+from wherein.backoff import Backoff
 from wherein.embedding.base import EmbedderIdentity, normalize_rows
 from wherein.endpoint.client import build_client
 from wherein.endpoint.guard import open_endpoint
@@ -79,8 +80,7 @@ class HttpEmbedder:
         )
         weakref.finalize(self, self.client.close)
         self.dimension: int | None = None
-        self._misses = 0  # unanswered calls in a row
-        self._rest_until = 0.0  # time.monotonic() before which it is not asked again
+        self._rest = Backoff(REST_S, REST_CEILING_S)  # after calls it did not answer
         self._last_miss = ""
         probe = self._embed_batch([PROBE_TEXT], min(self.timeout_s, PROBE_CEILING_S))
         self.dimension = probe.shape[1]
@@ -104,18 +104,16 @@ class HttpEmbedder:
         """
         if not texts:
             return np.zeros((0, self.dimension or 0), dtype=np.float32)
-        resting = self._rest_until - time.monotonic()
+        resting = self._rest.left()
         if resting > 0:
             raise EndpointUnreachable(f"{self._last_miss} Not asked again for {resting:.0f} s.")
         try:
             vectors = self._embed_all(texts)
         except EndpointUnreachable as err:
-            self._misses += 1
-            rest = min(REST_S * 2 ** (self._misses - 1), REST_CEILING_S)
-            self._rest_until = time.monotonic() + rest
+            self._rest.miss()
             self._last_miss = str(err)
             raise
-        self._misses = 0
+        self._rest.clear()
         return vectors
 
     def _embed_all(self, texts: Sequence[str]) -> np.ndarray:

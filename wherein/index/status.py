@@ -93,26 +93,22 @@ def read_status(
         return IndexStatus(workspace, path, True, f"{irregular}; {advice}")
     if not path.is_file():
         return IndexStatus(workspace, path, False)
-    status = _read_status(workspace, path, markers, roots, immutable=False)
-    if status.error is not None and status.error.startswith(UNWRITABLE) and wal_is_empty(path):
-        # A full disk or a read-only folder refuses the `-shm` a read makes: read the file
-        # alone, as a search does then.
-        status = _read_status(workspace, path, markers, roots, immutable=True)
-    return status
-
-
-# How an error of a folder that refuses writes begins (its advice follows the cause).
-UNWRITABLE = "cannot be written"
+    return _read_status(workspace, path, markers, roots)
 
 
 def _read_status(
-    workspace: Path, path: Path, markers: Sequence[str], roots: Sequence[Root], immutable: bool
+    workspace: Path,
+    path: Path,
+    markers: Sequence[str],
+    roots: Sequence[Root],
+    immutable: bool = False,
 ) -> IndexStatus:
-    """`read_status` through a connection of SQLite's own kind, or `open_immutable`'s."""
+    """`read_status` through a connection of SQLite's own kind, or `open_immutable`'s where
+    a full disk or a read-only folder refuses the `-shm` a read makes (as a search does)."""
     try:
         conn = open_immutable(path) if immutable else open_read_only(path)
     except sqlite3.Error as err:
-        return IndexStatus(workspace, path, True, _error_of(err, path))
+        return _unread(err, workspace, path, markers, roots, immutable)
     try:
         files, skipped, chunks, vectors = conn.execute(
             "SELECT (SELECT count(*) FROM files WHERE skipped IS NULL), "
@@ -127,7 +123,7 @@ def _read_status(
         scopes = _marked_scopes(conn, workspace, markers)
         root_counts = [_root_counts(conn, root) for root in roots]
     except sqlite3.Error as err:
-        return IndexStatus(workspace, path, True, _error_of(err, path))
+        return _unread(err, workspace, path, markers, roots, immutable)
     finally:
         conn.close()
     return IndexStatus(
@@ -149,15 +145,26 @@ def _read_status(
     )
 
 
-def _error_of(err: sqlite3.Error, path: Path) -> str:
-    """What `status` says of an index it cannot read, with what to do about it."""
-    if is_unwritable(err):
-        # A WAL index needs its folder writable even to be read; rebuilding won't help.
-        return (
-            f"{UNWRITABLE} ({err}): free some disk space, make {path.parent} writable, or "
-            "set WHEREIN_HOME to a writable directory"
-        )
-    return f"{err}; run 'wherein index' to rebuild it"
+def _unread(
+    err: sqlite3.Error,
+    workspace: Path,
+    path: Path,
+    markers: Sequence[str],
+    roots: Sequence[Root],
+    immutable: bool,
+) -> IndexStatus:
+    """The status of an index SQLite refused to read: read again without the `-shm` where
+    only a write was refused, else the error with what to do about it."""
+    if not is_unwritable(err):
+        return IndexStatus(workspace, path, True, f"{err}; run 'wherein index' to rebuild it")
+    if not immutable and wal_is_empty(path):
+        return _read_status(workspace, path, markers, roots, immutable=True)
+    # A WAL index needs its folder writable even to be read; rebuilding won't help.
+    why = (
+        f"cannot be written ({err}): free some disk space, make {path.parent} writable, or "
+        "set WHEREIN_HOME to a writable directory"
+    )
+    return IndexStatus(workspace, path, True, why)
 
 
 def _fast_tier(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, Any] | None:

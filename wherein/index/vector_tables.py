@@ -280,18 +280,29 @@ class VectorTables:
         row = self.conn.execute(f"SELECT length(vector) FROM {tier.table} LIMIT 1").fetchone()
         return int(rows), (int(row[0]) if row else 0) // VECTOR_ITEM_BYTES
 
-    def _rows_agree(self, tier: VectorTier, ids: np.ndarray, matrix: np.ndarray) -> bool:
-        """Whether the cache's first and last rows are, bit for bit, the vectors SQLite holds
-        for their chunks: two lookups that catch rows shifted, reordered or from elsewhere."""
-        for row in sorted({0, len(ids) - 1}) if len(ids) else ():
-            found = self.conn.execute(
-                f"SELECT v.vector FROM chunks c JOIN {tier.table} v ON v.text_hash = c.text_hash "
-                "WHERE c.id = ?",
-                (int(ids[row]),),
-            ).fetchone()
-            if found is None or bytes(found[0]) != matrix[row].tobytes():
-                return False
-        return True
+    def _rows_agree(
+        self,
+        tier: VectorTier,
+        ids: np.ndarray,
+        matrix: np.ndarray,
+        rows: Sequence[int] | None = None,
+    ) -> bool:
+        """Whether the cache's rows at positions `rows` are, bit for bit, the vectors SQLite
+        holds for their chunks. By default its first and last: two lookups that catch rows
+        shifted, reordered or from elsewhere (`wherein index` also looks up its rows of
+        zeros, `repair_vector_caches`)."""
+        if rows is None:
+            rows = sorted({0, len(ids) - 1}) if len(ids) else []
+        select = (
+            f"SELECT c.id, v.vector FROM chunks c JOIN {tier.table} v "
+            "ON v.text_hash = c.text_hash WHERE c.id IN"
+        )
+        stored = dict(select_by_ids(self.conn, select, [int(ids[row]) for row in rows]))
+        return all(
+            (found := stored.get(int(ids[row]))) is not None
+            and bytes(found) == matrix[row].tobytes()
+            for row in rows
+        )
 
     def repair_vector_caches(self) -> int:
         """Check each tier's cache for the current state, if there is one, and rebuild it when
@@ -305,7 +316,8 @@ class VectorTables:
         for tier in TIERS.values():
             if cache_exists(self.path, tier.name, self.vectors_version(tier)):
                 ids, matrix = self.vectors(tier=tier)
-                if unit_rows(matrix) and self._zero_rows_agree(tier, ids, matrix):
+                zeros = zero_rows(matrix)[:ZERO_ROWS_CHECKED]  # a zeroed block reads so
+                if unit_rows(matrix) and self._rows_agree(tier, ids, matrix, zeros):
                     continue
                 self.discard_vector_cache(tier)
                 ids, matrix = self.vectors(tier=tier)
@@ -332,18 +344,6 @@ class VectorTables:
         """Why the last `wherein index` could not embed with `configured`, if it could not
         (a failure of another model, configured before, is not this one's)."""
         return embed_failure_of(self.get_meta(EMBED_FAILURE), configured)
-
-    def _zero_rows_agree(self, tier: VectorTier, ids: np.ndarray, matrix) -> bool:
-        """Whether the cache's rows of zeros (the first ZERO_ROWS_CHECKED) are zeros in SQLite."""
-        rows = zero_rows(matrix)[:ZERO_ROWS_CHECKED]
-        if not len(rows):
-            return True
-        select = (
-            f"SELECT v.vector FROM chunks c JOIN {tier.table} v ON v.text_hash = c.text_hash "
-            "WHERE c.id IN"
-        )
-        stored = list(select_by_ids(self.conn, select, [int(i) for i in ids[rows]]))
-        return len(stored) == len(rows) and not any(any(bytes(blob)) for (blob,) in stored)
 
     def _drop_vectors(self, tier: VectorTier, ids: np.ndarray) -> int:
         """Delete the tier's vectors of the chunks `ids` (damaged in SQLite), marking every

@@ -16,13 +16,13 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
 import anyio
 
+from wherein.backoff import Backoff
 from wherein.config import Settings
 from wherein.embedding.base import Embedder
 from wherein.errors import EmbedderError, WhereinError
@@ -76,12 +76,11 @@ class RecallSession:
         self._backfill_stop = threading.Event()
         self._closed = False
         self.backfill_error: str | None = None
-        self._fill_failures = 0  # in a row
+        self._fill_rest = Backoff(FILL_RETRY_S, FILL_RETRY_CEILING_S)
         self._fill_key: str | None = None  # the embedding settings of the last fill
-        self._fill_retry_at = 0.0  # time.monotonic() before which no fill starts
         self._embedder_error: str | None = None  # why the configured model last failed to load
-        # The embedding settings it failed for, and time.monotonic() until it is not asked again.
-        self._embedder_failed: tuple[str | None, float] = (None, 0.0)
+        self._embedder_rest = Backoff(EMBEDDER_RETRY_S, EMBEDDER_RETRY_S)
+        self._embedder_failed_key: str | None = None  # the embedding settings it failed for
 
     def start_index(self, settings: Settings) -> tuple[IndexJob, bool]:
         """Start a background index job, or return the one running; True if started now."""
@@ -111,7 +110,7 @@ class RecallSession:
         """
         from wherein.embedding.registry import create_embedder
 
-        key = repr(sorted(settings.section("embedding").items()))
+        key = _embedding_key(settings)
         with self._embedder_lock:
             if key not in self._embedders:
                 if self.embedder_resting(settings) is not None:
@@ -120,17 +119,16 @@ class RecallSession:
                     self._embedders = {key: create_embedder(settings)}
                 except EmbedderError as err:
                     self._embedder_error = str(err)
-                    self._embedder_failed = (key, time.monotonic() + EMBEDDER_RETRY_S)
+                    self._embedder_failed_key = key
+                    self._embedder_rest.miss()
                     return None
             return self._embedders[key]
 
     def embedder_resting(self, settings: Settings) -> str | None:
         """Why the configured model is not tried for this search, while it rests after it
         could not start (a probe of a hung endpoint costs each search up to 10 s); else None."""
-        key = repr(sorted(settings.section("embedding").items()))
-        failed_key, until = self._embedder_failed
-        left = until - time.monotonic()
-        if failed_key != key or left <= 0:
+        left = self._embedder_rest.left()
+        if self._embedder_failed_key != _embedding_key(settings) or left <= 0:
             return None
         return (
             f"The configured model could not start: {self._embedder_error} Ranked without its "
@@ -162,10 +160,10 @@ class RecallSession:
             return False
         if self.job is not None and self.job.running:
             return False
-        key = repr(sorted(settings.section("embedding").items()))
+        key = _embedding_key(settings)
         if key != self._fill_key:  # another model configured since the last failure
             self.fill_not_needed()
-        if time.monotonic() < self._fill_retry_at:
+        if self._fill_rest.left() > 0:
             return False  # the last fill failed a moment ago (`backfill_error` says why)
         self._fill_key = key
         self._backfill_stop = threading.Event()
@@ -192,21 +190,18 @@ class RecallSession:
             logger.exception("background fill of recall session %s", self.id)
             self._fill_failed(f"{type(err).__name__}: {err}")
             return
-        self.backfill_error = None
-        self._fill_failures, self._fill_retry_at = 0, 0.0
+        self.fill_not_needed()
         logger.info("recall session %s embedded %d chunks in the background", self.id, done)
 
     def fill_not_needed(self) -> None:
         """Forget a failed fill: nothing is left to fill, or an index job or another model
         takes over, so its message and its wait are over."""
         self.backfill_error = None
-        self._fill_failures, self._fill_retry_at = 0, 0.0
+        self._fill_rest.clear()
 
     def _fill_failed(self, why: str) -> None:
         """Keep why the fill stopped, and wait longer before the next one after each failure."""
-        self._fill_failures += 1
-        wait = min(FILL_RETRY_S * 2 ** (self._fill_failures - 1), FILL_RETRY_CEILING_S)
-        self._fill_retry_at = time.monotonic() + wait
+        wait = self._fill_rest.miss()
         self.backfill_error = (
             f"Filling the configured model's vectors stopped: {why} Tried again in {wait:g} s "
             "at the earliest, or by recall action=index."
@@ -240,3 +235,8 @@ class RecallSession:
             logger.warning(
                 "Index job %s did not stop within %.0f s; abandoning it", job.id, JOB_STOP_TIMEOUT_S
             )
+
+
+def _embedding_key(settings: Settings) -> str:
+    """The configured embedding settings as one key: a model loaded, or failed, for them."""
+    return repr(sorted(settings.section("embedding").items()))
