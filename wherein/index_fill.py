@@ -91,9 +91,7 @@ def _embed_every_tier(
 
     _fill_fast_tier(store, settings, fast_tier, progress)
     try:
-        if _nothing_to_embed(store, settings):
-            store.note_embed_failure(None, configured_model(settings))
-        else:
+        if not _nothing_to_embed(store, settings):
             # A stage of its own: the default model's first start on a machine makes its
             # int8 graph (about 5 s), which would otherwise stall on the scan's full bar.
             if progress:
@@ -108,7 +106,7 @@ def _embed_every_tier(
                 progress=counted,
                 paths_first=[focus] if focus else [],
             )
-            store.note_embed_failure(None, configured_model(settings))
+        store.note_embed_failure(None, configured_model(settings))  # embedded, or none left
     except EndpointUnreachable as err:
         pending = store.pending_count()[1]
         left = (
