@@ -93,10 +93,12 @@ def _check_settings(workspace: Path) -> tuple[Check, Any]:
 
 def _check_model(settings: Any) -> Check:
     from wherein.embedding.registry import create_embedder
+    from wherein.endpoint.rest import forget_rest
 
     started = time.monotonic()
     embedder = None
     key = settings["embedding.api_key"]
+    forget_rest(settings)  # a check asks the endpoint now, whatever a recent miss said
     try:
         embedder = create_embedder(settings)
         vectors = embedder.embed(["where are search results ranked"])

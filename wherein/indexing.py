@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wherein.config import Settings
+from wherein.endpoint.rest import forget_rest
 from wherein.errors import IndexBusy
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.owner import mark_used
@@ -74,6 +75,7 @@ def build_index(
     """
     started = time.monotonic()
     directory = index_dir(workspace)
+    forget_rest(settings)  # an index run asks the endpoint, whatever a search's miss said
     # The packages first: each shared index is built once, and the overlay compares with it.
     notices: list[str] = build_package_indexes(workspace, settings, progress)
     with index_lock(directory, wait=False, notices=notices) as locked:

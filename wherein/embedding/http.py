@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
@@ -21,6 +21,7 @@ import numpy as np
 
 from wherein.backoff import Backoff
 from wherein.embedding.base import EmbedderIdentity, normalize_rows
+from wherein.endpoint import rest
 from wherein.endpoint.client import build_client
 from wherein.endpoint.guard import open_endpoint
 from wherein.endpoint.transport import request_deadline
@@ -82,7 +83,13 @@ class HttpEmbedder:
         self.dimension: int | None = None
         self._rest = Backoff(REST_S, REST_CEILING_S)  # after calls it did not answer
         self._last_miss = ""
-        probe = self._embed_batch([PROBE_TEXT], min(self.timeout_s, PROBE_CEILING_S))
+        # Every process's misses (`wherein.endpoint.rest`): this one's Backoff ends with it.
+        self._rest_key = rest.rest_key(settings)
+        kept = rest.resting(self._rest_key)
+        if kept is not None:
+            raise EndpointUnreachable(kept.message())
+        probe_s = min(self.timeout_s, PROBE_CEILING_S)
+        probe = self._asked(lambda: self._embed_batch([PROBE_TEXT], probe_s))
         self.dimension = probe.shape[1]
         self.identity = EmbedderIdentity(self.provider, self.model, self.dimension)
 
@@ -108,12 +115,26 @@ class HttpEmbedder:
         if resting > 0:
             raise EndpointUnreachable(f"{self._last_miss} Not asked again for {resting:.0f} s.")
         try:
-            vectors = self._embed_all(texts)
+            vectors = self._asked(lambda: self._embed_all(texts))
         except EndpointUnreachable as err:
             self._rest.miss()
             self._last_miss = str(err)
             raise
         self._rest.clear()
+        return vectors
+
+    def _asked(self, ask: Callable[[], np.ndarray]) -> np.ndarray:
+        """`ask()`, its outcome kept for other processes: a miss that made the caller wait
+        starts a shared rest, and an answer after a miss ends it."""
+        started = time.monotonic()
+        try:
+            vectors = ask()
+        except EndpointUnreachable as err:
+            if time.monotonic() - started >= rest.WORTH_RESTING_S:
+                rest.note_miss(self._rest_key, str(err))
+            raise
+        if self._rest.misses or self.dimension is None:  # a miss before, or the probe
+            rest.note_answer(self._rest_key)
         return vectors
 
     def _embed_all(self, texts: Sequence[str]) -> np.ndarray:

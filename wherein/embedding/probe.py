@@ -12,6 +12,7 @@ from typing import Any
 
 from wherein.embedding.base import EmbedderIdentity
 from wherein.endpoint.guard import check_url
+from wherein.endpoint.rest import forget_rest
 from wherein.errors import ConfigError, EmbedderError
 from wherein.redaction import redact
 from wherein.settings import Settings
@@ -79,6 +80,7 @@ def describe_embedder(settings: Settings, indexed: str | None = None) -> Embedde
         settings["embedding.api_base"], allow_remote=settings["embedding.allow_remote"]
     )
     model = settings["embedding.model"] or DEFAULT_MODEL
+    forget_rest(settings)  # asked now, whatever a recent miss said: status is how to check
     try:
         embedder = embedder_class(settings, retry=False)
     except EmbedderError as err:  # its text is redacted already; this is the last look

@@ -68,7 +68,8 @@ REGISTRY: dict[str, Callable[[Settings], Embedder]] = {
 
 def configured_model(settings: Settings) -> str:
     """The configured model as settings name it, known without loading it (an HTTP model's
-    width is not): what a failure to embed is kept under (`VectorTables.note_embed_failure`)."""
+    width is not): what a failure to embed is kept under (`VectorTables.note_embed_failure`),
+    and an endpoint's rest after a miss (`wherein.endpoint.rest`)."""
     if settings["embedding.provider"] in ("minilm", "static"):
         return settings["embedding.provider"]
     parts = (
