@@ -23,6 +23,7 @@ from wherein.chunking.languages import (
     parser_for,
 )
 from wherein.chunking.markdown import heading_rows, heading_text
+from wherein.chunking.timed_parse import parse_in_time
 
 __all__ = ["Chunk", "Declaration", "chunk_source", "declarations"]
 
@@ -101,7 +102,9 @@ def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
         return language or "text", _text_windows(lines)
     if grammar in QUADRATIC_LINE_LANGUAGES and max(map(len, lines)) > PARSE_MAX_LINE_CHARS:
         return language, _text_windows(lines)
-    tree = parser.parse(text.encode("utf-8", errors="surrogatepass"))
+    tree = parse_in_time(parser, text.encode("utf-8", errors="surrogatepass"))
+    if tree is None:  # a parse that fell too far behind its input: hostile, or data
+        return language, _text_windows(lines)
     try:
         definitions = _definitions(tree.root_node, grammar, text)
         cutter = _Cutter(lines)
