@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import sys
 import threading
@@ -166,21 +168,78 @@ def test_an_index_removed_under_an_idle_session_is_started_again_where_it_was(re
         resident.drop_store()
 
 
-def test_a_session_whose_walk_met_the_unreadable_says_it_walks_each_search(repo):
+def _count_walks(monkeypatch) -> list[int]:
+    from wherein.index import refresh as refresh_module
+
+    walks: list[int] = []
+    real = refresh_module.refresh_index
+    monkeypatch.setattr(
+        refresh_module, "refresh_index", lambda *a, **k: walks.append(1) or real(*a, **k)
+    )
+    return walks
+
+
+def _unreadable_said(result) -> list[str]:
+    return [w for w in result.warnings if w.startswith("Unreadable, skipped: ")]
+
+
+def test_what_stays_unreadable_until_a_change_is_stamped_and_said_by_each_search(
+    repo, monkeypatch
+):
+    """Names told apart (one reported) change only by a rename, which the stamp sees: the
+    searches after the walk skip it, in the session and in a fresh process, and say again
+    what the index lacks."""
     search, resident = resident_searcher(repo)
     try:
         assert resident.change_detector() is None  # no walk yet
         search("parse_cookie")
-        assert resident.change_detector()[0] in ("inotify", "stat")
-        # Two names that show alike: one is indexed, the other reported as unreadable.
         (repo / "docs" / "d\\xff.txt").write_text("shown as the other\n")
         os.mkdir(os.fsencode(repo / "docs") + b"/d\xff.txt")
-        result = search("parse_cookie")
-        assert any(w.startswith("Unreadable, skipped: ") for w in result.warnings)
-        kind, reason = resident.change_detector()
-        assert kind == "walk" and "could not read" in reason
+        (said,) = _unreadable_said(search("parse_cookie"))
+        assert "rename one of them" in said
+        walks = _count_walks(monkeypatch)
+        assert _unreadable_said(search("parse_cookie")) == [said]
+        assert resident.change_detector()[0] in ("inotify", "stat")
+        fresh = run_search("parse_cookie", workspace=repo, settings=load_settings(repo))
+        assert _unreadable_said(fresh) == [said]
+        assert walks == []
+        os.rmdir(os.fsencode(repo / "docs") + b"/d\xff.txt")  # the rename a user makes
+        assert _unreadable_said(search("parse_cookie")) == []
+        assert walks == [1]
         resident.forget_walk()  # as while another process holds the index
         assert resident.change_detector() is None
+    finally:
+        resident.drop_store()
+
+
+def test_a_walk_that_met_an_error_that_may_pass_walks_again_each_search(repo, monkeypatch):
+    """An I/O error (injected: nothing else makes one) can pass with no change a stamp sees,
+    so each search walks again, the session says why, and the folder is found once it reads."""
+    from wherein import workspace
+
+    real = workspace._open_folder
+
+    def failing(path, expected):
+        if os.path.basename(path) == "docs":
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        return real(path, expected)
+
+    monkeypatch.setattr(workspace, "_open_folder", failing)
+    search, resident = resident_searcher(repo)
+    try:
+        (said,) = _unreadable_said(search("nothing to see"))
+        assert "docs/ (Input/output error)" in said
+        kind, reason = resident.change_detector()
+        assert kind == "walk" and "I/O error" in reason
+        walks = _count_walks(monkeypatch)
+        search("nothing to see")
+        fresh = run_search("nothing to see", workspace=repo, settings=load_settings(repo))
+        assert _unreadable_said(fresh) == [said]
+        assert walks == [1, 1]
+        monkeypatch.setattr(workspace, "_open_folder", real)  # the disk reads again
+        found = search("nothing to see")
+        assert found.hits[0].path == "docs/notes.txt" and not _unreadable_said(found)
+        assert resident.change_detector()[0] in ("inotify", "stat")
     finally:
         resident.drop_store()
 
@@ -252,8 +311,23 @@ def test_a_damaged_or_foreign_stamp_means_a_walk(repo, tmp_path):
     assert load_stamp(tmp_path, "roots-a", "7") == stamp
     assert load_stamp(tmp_path, "roots-b", "7") is None  # other roots
     assert load_stamp(tmp_path, "roots-a", "8") is None  # the index changed since
+    named = stamp.with_unreadable([f"f{i}.py (Permission denied)" for i in range(30)])
+    save_stamp(tmp_path, "roots-a", "7", named)
+    kept = load_stamp(tmp_path, "roots-a", "7")
+    assert kept.unreadable == named.unreadable and len(kept.unreadable) == 20
+    assert kept.unreadable_count == 30
     partial = b'{"format": 1, "key": "roots-a", "generation": "7"}'
-    for damage in (b"{not json", b"[]", partial, b"\xff\xfe", b""):
+    miscounted = json.dumps(
+        {
+            "format": 1,
+            "key": "roots-a",
+            "generation": "7",
+            **{name: [] for name in ("paths", "sizes", "mtimes")},
+            "unreadable": ["a", "b"],
+            "unreadable_count": 1,
+        }
+    ).encode()
+    for damage in (b"{not json", b"[]", partial, b"\xff\xfe", b"", miscounted):
         (tmp_path / STAMP_FILE_NAME).write_bytes(damage)
         assert load_stamp(tmp_path, "roots-a", "7") is None
 

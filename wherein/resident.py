@@ -65,10 +65,11 @@ class InMemoryIndex:
     places: PlaceTable  # every chunk's place, and the arrays a search's candidates come from
 
 
-# Why each search walks the tree while something in it cannot be read (the walk keeps no
-# stamp then: `refresh.remember_stamp`).
+# Why each search walks the tree while something in it could not be read for a reason that
+# may pass by itself, which no stamp would see (`WalkReport.passing_unreadable`).
 UNREADABLE_MEANS_WALKS = (
-    "the last walk met files or folders it could not read, so each search walks the tree "
+    "the last walk met files or folders it could not read for a reason other than their "
+    "permissions (an I/O error, a change while it was read), so each search walks the tree "
     "again to find them once they can be read, and says what it skipped"
 )
 
@@ -86,8 +87,8 @@ class ResidentIndex:
         self._watch: TreeWatch | None = None
         # Why the tree is checked by stat instead of watched: said once, then kept.
         self._watch_refused: str | None = None
-        # Whether the last walk met something it could not read (its stamp is then None and
-        # each search walks again); None before the first walk.
+        # Whether the last walk met something it could not read for a reason that may pass
+        # (its stamp is then None and each search walks again); None before the first walk.
         self._walk_met_unreadable: bool | None = None
         self._watch_notice: str | None = None
         self._cached: dict[str, tuple[str, object]] = {}
@@ -199,6 +200,10 @@ class ResidentIndex:
         if self._walk_met_unreadable is None:
             return None
         return "inotify", None
+
+    def last_walk(self) -> TreeStamp | None:
+        """The stamp of the walk that describes the tree, if one does."""
+        return self._stamp
 
     def take_watch_notice(self) -> str | None:
         """Why the tree is not watched, the first time it is asked after the refusal."""

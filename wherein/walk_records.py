@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["MAX_WALK_WARNINGS", "FileEntry", "Root", "WalkReport"]
+__all__ = ["MAX_WALK_WARNINGS", "FileEntry", "Root", "WalkReport", "is_refusal"]
+
+# What keeps an entry unreadable until its permissions change: a chmod, which moves the change
+# time a walk's stamp holds. Any other failure (an I/O error, a race with a change) may pass
+# with no change the stamp would see.
+REFUSALS = frozenset({errno.EACCES, errno.EPERM})
+_REFUSAL_WORDS = frozenset(os.strerror(number) for number in REFUSALS)
+
+
+def is_refusal(err: OSError | str) -> bool:
+    """Whether `err` (or the system's words for it, as a worker reports them) is a refusal."""
+    if isinstance(err, OSError):
+        return err.errno in REFUSALS
+    return err in _REFUSAL_WORDS
+
 
 # Warnings one walk keeps: a planted tree of bad ignore files must not flood every answer.
 MAX_WALK_WARNINGS = 20
@@ -53,6 +69,9 @@ class WalkReport:
     too_large: int = 0
     symlinks: int = 0
     unreadable: list[str] = field(default_factory=list)
+    # How many of `unreadable` may become readable with no change a stamp sees (not refusals,
+    # `is_refusal`, nor names told apart): while any are, each search walks again.
+    passing_unreadable: int = 0
     # One sentence each for an ignore file or line passed over, for the user to fix.
     warnings: list[str] = field(default_factory=list)
     # (path, size, change time) of every directory entered and ignore file read: a later stat

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from wherein.embedding.registry import create_embedder, fast_tier_identity, in_process_identity
 from wherein.errors import EmbedderError, IndexUnwritable
+from wherein.index.change_check import TreeStamp
 from wherein.index.refresh import embed_pending, refresh_when_changed, walk_key
 from wherein.index.store import Store
 from wherein.index.tiers import FAST, FULL
@@ -42,6 +43,7 @@ def warm_index(
         )
         return
     if resident is not None and resident.tree_unchanged(key):
+        _say_unreadable(resident.last_walk(), warnings)  # said by the walk that stamped it
         if resident.fast_complete_at == resident.state(store):
             return  # nothing on disk changed and every chunk has its fast vector
     else:
@@ -60,8 +62,8 @@ def warm_index(
             _written(resident)
         if report is not None:
             warnings.extend(report.notices)
-            if report.unreadable:
-                warnings.append(_unreadable_warning(report.unreadable))
+        # The walk's own stamp names what it could not read, kept for later searches or not.
+        _say_unreadable(stamp if report is None else report.stamp, warnings)
         if resident is not None:
             resident.remember_walk(key, stamp)
             notice = resident.take_watch_notice()
@@ -119,9 +121,12 @@ def _written(resident: ResidentIndex | None) -> None:
 UNREADABLE_NAMED = 3
 
 
-def _unreadable_warning(unreadable: list[str]) -> str:
-    """`Unreadable, skipped: a.py (Permission denied); locked/ (...); and 2 more.`"""
-    named = "; ".join(unreadable[:UNREADABLE_NAMED])
-    rest = len(unreadable) - UNREADABLE_NAMED
+def _say_unreadable(stamp: TreeStamp | None, warnings: list[str]) -> None:
+    """What the last walk could not read, said by each search the index lacks it for:
+    `Unreadable, skipped: a.py (Permission denied); locked/ (...); and 2 more.`"""
+    if stamp is None or not stamp.unreadable_count:
+        return
+    named = "; ".join(stamp.unreadable[:UNREADABLE_NAMED])
+    rest = stamp.unreadable_count - min(UNREADABLE_NAMED, len(stamp.unreadable))
     more = f"; and {rest} more (`wherein index` lists them)" if rest > 0 else ""
-    return f"Unreadable, skipped: {named}{more}."
+    warnings.append(f"Unreadable, skipped: {named}{more}.")

@@ -11,6 +11,7 @@ mid-run leads nowhere outside, and `.gitignore -> /dev/zero` is one warning.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -28,7 +29,7 @@ from wherein.source_files import (
     read_source,
 )
 from wherein.untrusted import one_line
-from wherein.walk_records import FileEntry, Root, WalkReport
+from wherein.walk_records import FileEntry, Root, WalkReport, is_refusal
 
 __all__ = [
     "SKIPPED_DIRS",
@@ -195,7 +196,11 @@ def _list_folder(
     try:
         fd, info = _open_folder(directory, expected)
     except OSError as err:
-        report.unreadable.append(f"{shown_dir} ({err.strerror or err})")
+        _unreadable(report, shown_dir, err)
+        if is_refusal(err):  # stamped by its change time, which a chmod moves
+            with contextlib.suppress(OSError):
+                shut = os.stat(directory, follow_symlinks=False)
+                report.watched.append((directory, shut.st_size, shut.st_ctime_ns))
         return [], []
     try:
         report.watched.append((directory, info.st_size, info.st_ctime_ns))
@@ -203,7 +208,7 @@ def _list_folder(
             with os.scandir(fd) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as err:
-            report.unreadable.append(f"{shown_dir} ({err.strerror or err})")
+            _unreadable(report, shown_dir, err)
             return [], []
         ignore_files = []
         for entry in entries:
@@ -242,7 +247,7 @@ def _list_folder(
                     continue
                 info = entry.stat(follow_symlinks=False)
             except OSError as err:
-                report.unreadable.append(f"{root.display(rel)} ({err.strerror or err})")
+                _unreadable(report, root.display(rel), err)
                 continue
             path = os.path.join(directory, entry.name)
             if stat.S_ISDIR(info.st_mode):
@@ -267,6 +272,12 @@ def _list_folder(
     finally:
         os.close(fd)
     return files, subdirs
+
+
+def _unreadable(report: WalkReport, shown: str, err: OSError) -> None:
+    report.unreadable.append(f"{shown} ({err.strerror or err})")
+    if not is_refusal(err):
+        report.passing_unreadable += 1
 
 
 def _is_virtualenv(path: str) -> bool:

@@ -12,6 +12,12 @@ the index holds.
 A resident process keeps the stamp in memory; a fresh `wherein search` reads the one
 the last refresh saved beside the index, valid only for the same roots and the same
 index state (another process that changed the index makes it void).
+
+What the walk could not read is stamped too: a folder it could not list by its own size
+and change time, a file it could not read as any other file. Making either readable is
+a chmod, which moves its change time (and raises an event in its folder's watch), so
+nothing is missed by not walking again; the stamp keeps the walk's list of them, for
+each search to say again what the index lacks.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from stat import S_ISDIR
 
@@ -34,6 +40,8 @@ STAMP_FORMAT = 1
 # About 100 bytes a path: room for a million files; a larger file is not ours to trust.
 MAX_STAMP_BYTES = 128 << 20
 STAMP_LISTS = ("paths", "sizes", "mtimes")
+# The unreadable entries a stamp names (a search's warning names three); it counts them all.
+MAX_UNREADABLE_KEPT = 20
 
 
 @dataclass(frozen=True)
@@ -43,11 +51,23 @@ class TreeStamp:
     paths: tuple[str, ...]
     sizes: tuple[int, ...]
     mtimes: tuple[int, ...]
+    # What the walk (or reading its files) could not read, the first MAX_UNREADABLE_KEPT
+    # of them, each "path (why)"; and how many there were.
+    unreadable: tuple[str, ...] = ()
+    unreadable_count: int = 0
 
     @classmethod
     def of(cls, watched: Sequence[tuple[str, int, int]]) -> TreeStamp:
         paths, sizes, mtimes = zip(*watched, strict=True) if watched else ((), (), ())
         return cls(tuple(paths), tuple(sizes), tuple(mtimes))
+
+    def with_unreadable(self, unreadable: Sequence[str]) -> TreeStamp:
+        """This stamp, naming what could not be read."""
+        return replace(
+            self,
+            unreadable=tuple(unreadable[:MAX_UNREADABLE_KEPT]),
+            unreadable_count=len(unreadable),
+        )
 
     def unchanged(self) -> bool:
         """True when every stamped path still has the size and change time the walk saw."""
@@ -82,6 +102,8 @@ def save_stamp(
         "paths": stamp.paths,
         "sizes": stamp.sizes,
         "mtimes": stamp.mtimes,
+        "unreadable": stamp.unreadable,
+        "unreadable_count": stamp.unreadable_count,
     }
     try:
         data = json.dumps(payload).encode("ascii")  # non-ASCII, surrogates too, is escaped
@@ -119,10 +141,16 @@ def load_stamp(directory: Path, key: str, generation: str) -> TreeStamp | None:
             or not all(isinstance(payload.get(name), list) for name in STAMP_LISTS)
         ):
             return None
+        unreadable = payload.get("unreadable", [])
+        count = payload.get("unreadable_count", 0)
+        if not isinstance(unreadable, list) or type(count) is not int or count < len(unreadable):
+            return None
         stamp = TreeStamp(
             tuple(str(p) for p in payload["paths"]),
             tuple(int(s) for s in payload["sizes"]),
             tuple(int(m) for m in payload["mtimes"]),
+            tuple(str(u) for u in unreadable[:MAX_UNREADABLE_KEPT]),
+            count,
         )
     except (UnsafeFile, ValueError, TypeError):
         return None

@@ -29,6 +29,7 @@ from wherein.index.store import FileWrite, Store, open_store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.safe_files import not_regular
 from wherein.storage.aside import move_aside
+from wherein.walk_records import is_refusal
 from wherein.workspace import FileEntry, Root, WalkReport, walk_root
 
 if TYPE_CHECKING:  # prepare imports the chunker and its grammars: only a changed file needs them
@@ -85,6 +86,7 @@ class RefreshReport:
     pending_chunks: int = 0
     skipped: Counter = field(default_factory=Counter)
     unreadable: list[str] = field(default_factory=list)
+    passing_unreadable: int = 0  # as `WalkReport.passing_unreadable`, reading files too
     notices: list[str] = field(default_factory=list)
     seconds: float = 0.0
     updated: bool = True  # False when another process held the lock
@@ -189,6 +191,7 @@ def refresh_index(
     report.skipped["too_large"] += walk.too_large
     report.skipped["symlink"] += walk.symlinks
     report.unreadable.extend(walk.unreadable)
+    report.passing_unreadable += walk.passing_unreadable
     report.notices.extend(walk.warnings)
 
     changed = 0
@@ -259,6 +262,8 @@ def refresh_index(
     report.files_changed = changed
     report.files_deleted = len(gone)
     report.seconds = time.monotonic() - started
+    if report.unreadable:
+        report.stamp = report.stamp.with_unreadable(report.unreadable)
     return report
 
 
@@ -315,6 +320,8 @@ def _writer(
         return None
     if item.outcome == "unreadable":
         report.unreadable.append(f"{entry.display_path} ({item.why})")
+        if not is_refusal(item.why):
+            report.passing_unreadable += 1
         return None
     if item.outcome == "unchanged":
         return lambda conn: store.touch_file(conn, state.id, item.size, item.mtime_ns)
@@ -363,11 +370,7 @@ def refresh_when_changed(
         return None, stamp
     report = refresh_index(store, roots, max_file_bytes=max_file_bytes, fast_tier=fast_tier)
     remember_stamp(store, roots, max_file_bytes, report)
-    return report, None if report.unreadable else report.stamp
-
-
-def _stamp_path(store: Store) -> Path:
-    return store.path.parent / STAMP_FILE_NAME
+    return report, None if report.passing_unreadable else report.stamp
 
 
 def remember_stamp(
@@ -375,12 +378,12 @@ def remember_stamp(
 ) -> None:
     """Save a refresh's stamp beside the index, at the index state the refresh left.
 
-    Not when something was unreadable: the files of a folder that could not be listed
-    are in no stamp, so only a walk finds them once it can be read (and each search says
-    again what it skipped).
+    Not when something could not be read for a reason that may pass with no change the
+    stamp would see (`WalkReport.passing_unreadable`): each search walks again until it
+    can be read (and says again what it skipped).
     """
-    stale = _stamp_path(store)
-    if report.unreadable:
+    if report.passing_unreadable:
+        stale = store.path.parent / STAMP_FILE_NAME
         if not_regular(stale) is None:  # a folder or link there is not ours to delete
             with contextlib.suppress(OSError):
                 stale.unlink()

@@ -114,6 +114,7 @@ class TreeWatch:
         network = _network_file_systems(devices)
         if network:
             raise WatchRefused(f"the tree is on a network file system ({', '.join(network)})")
+        watching = set(folders)
         mask = (
             flags.MODIFY
             | flags.ATTRIB
@@ -132,8 +133,14 @@ class TreeWatch:
             for folder in folders:
                 try:
                     self._notify.add_watch(folder, mask)
-                except (FileNotFoundError, NotADirectoryError, PermissionError):
-                    self._changed = True  # gone, replaced or shut: the walk must look
+                except PermissionError:
+                    # A folder the walk could not list either. Making it readable is a chmod,
+                    # which its parent's watch sees; without one, the walk must look.
+                    if os.path.dirname(folder) not in watching:
+                        self._changed = True
+                        break
+                except (FileNotFoundError, NotADirectoryError):
+                    self._changed = True  # gone or replaced: the walk must look
                     break
         except OSError as err:
             self.close()

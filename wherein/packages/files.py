@@ -64,6 +64,7 @@ def walk_listed(root: Root, max_file_bytes: int, report: WalkReport) -> Iterator
             continue  # listed but not installed (a RECORD may name a removed file)
         except OSError as err:
             report.unreadable.append(f"{root.display(rel)} ({err.strerror or err})")
+            report.passing_unreadable += 1  # its folders are in no stamp: walk again
             continue
         if stat.S_ISLNK(info.st_mode):
             report.symlinks += 1
