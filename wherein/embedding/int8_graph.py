@@ -33,6 +33,7 @@ from pathlib import Path
 
 from wherein.embedding.stamp import sha256_file, verified_sha256
 from wherein.errors import EmbedderError
+from wherein.onnx_runtime import load_onnxruntime
 from wherein.safe_files import UnsafeFile, not_regular, read_regular, write_atomic
 
 __all__ = ["RECIPE", "cache_dir", "int8_graph"]
@@ -84,7 +85,7 @@ def _file_name(bundled_sha256: str) -> str:
     """Named by what decides the graph: the bundled file, the recipe, and the onnxruntime
     whose quantizer makes it (imported by the model anyway: `importlib.metadata` for a
     version would add 12 ms to a fresh search's start)."""
-    import onnxruntime
+    onnxruntime = load_onnxruntime()
 
     return f"minilm-l6-{bundled_sha256[:16]}-{RECIPE}-onnxruntime{onnxruntime.__version__}.onnx"
 
@@ -125,7 +126,7 @@ def _quiet_root_logger() -> Iterator[None]:
 def _make(bundled: Path, target: Path) -> None:
     """Fold `bundled` to float32, quantize that, and put the result and its sha256 in place."""
     try:
-        import onnxruntime
+        onnxruntime = load_onnxruntime()
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as err:
         raise EmbedderError(

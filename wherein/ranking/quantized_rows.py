@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from wherein.onnx_runtime import load_onnxruntime
 from wherein.ranking.vector import (
     StackedRows,
     base_rows,
@@ -71,7 +72,7 @@ def _onnxruntime():  # -> the onnxruntime module, or None
     """onnxruntime, imported once, by the thread that makes a copy (not a search: it takes
     0.1 s); without it (a broken install) every row is summed, as before."""
     try:
-        import onnxruntime
+        onnxruntime = load_onnxruntime()
     except ImportError as err:
         log.warning("onnxruntime cannot be imported (%s): large tiers are read whole.", err)
         return None

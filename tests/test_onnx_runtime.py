@@ -1,0 +1,64 @@
+"""The in-process models send nothing anywhere: onnxruntime's telemetry never starts."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+TELEMETRY = Path("Microsoft", "DeveloperTools", ".onnxruntime")
+
+
+def _run(code: str, cache: Path) -> None:
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO_ROOT),
+        "XDG_CACHE_HOME": str(cache),
+        "HOME": str(cache.parent),
+    }
+    env.pop("ORT_DISABLE_TELEMETRY", None)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_default_model_and_the_4bit_copy_leave_no_telemetry(tmp_path):
+    cache = tmp_path / "cache"
+    _run(
+        "import numpy as np\n"
+        "from wherein.embedding.minilm import MiniLMEmbedder\n"
+        "from wherein.ranking import quantized_rows\n"
+        "assert MiniLMEmbedder().embed(['where are retries handled']).shape == (1, 384)\n"
+        "assert quantized_rows._onnxruntime() is not None\n",
+        cache,
+    )
+    assert (cache / "wherein" / "models").is_dir()  # the model did run, making its graph
+    assert not (cache / TELEMETRY).exists()
+
+
+def test_importing_onnxruntime_unguarded_would_write_its_device_id(tmp_path):
+    """What the guard stops: without it, the import alone writes the telemetry files."""
+    cache = tmp_path / "cache"
+    _run("import onnxruntime", cache)
+    assert (cache / TELEMETRY / "deviceid").exists()
+
+
+def test_onnxruntime_is_imported_only_through_the_guard():
+    """A submodule (`onnxruntime.quantization`) may be imported right after the guard ran."""
+    direct = re.compile(r"^\s*(import onnxruntime|from onnxruntime\b)")
+    offenders = []
+    for path in (REPO_ROOT / "wherein").rglob("*.py"):
+        if path.name == "onnx_runtime.py":
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines):
+            guarded = number > 0 and "load_onnxruntime()" in lines[number - 1]
+            if direct.match(line) and not (
+                line.lstrip().startswith("from onnxruntime.") and guarded
+            ):
+                offenders.append(f"{path.relative_to(REPO_ROOT)}:{number + 1}")
+    assert offenders == []
