@@ -184,6 +184,17 @@ def test_empty_workspace_indexes_and_searches_to_no_results(capsys, tmp_path, st
     assert (code, out.strip(), err) == (0, "No results.", "")
 
 
+def test_results_go_to_stdout_and_the_pending_note_to_stderr(capsys, repo):
+    """A first search leaves the configured model's vectors pending: saying so is a note,
+    not a result, so a pipe of the results never holds it."""
+    code, out, err = cli(capsys, "search", "retry with backoff", "--workspace", str(repo))
+    assert code == 0, err
+    assert "have no vector from the configured model yet" in err
+    assert "have no vector" not in out and " | " in out
+    code, out, err = cli(capsys, "search", "retry", "--workspace", str(repo), "--files-only")
+    assert "have no vector from the configured model yet" in err and "have no vector" not in out
+
+
 # -- status touches nothing -----------------------------------------------------------------
 
 

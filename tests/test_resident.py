@@ -183,9 +183,7 @@ def _unreadable_said(result) -> list[str]:
     return [w for w in result.warnings if w.startswith("Unreadable, skipped: ")]
 
 
-def test_what_stays_unreadable_until_a_change_is_stamped_and_said_by_each_search(
-    repo, monkeypatch
-):
+def test_what_stays_unreadable_until_a_change_is_stamped_and_said_by_each_search(repo, monkeypatch):
     """Names told apart (one reported) change only by a rename, which the stamp sees: the
     searches after the walk skip it, in the session and in a fresh process, and say again
     what the index lacks."""

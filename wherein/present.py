@@ -18,7 +18,7 @@ from wherein.untrusted import one_line
 if TYPE_CHECKING:
     from wherein.ranking.step import StepStatus
 
-__all__ = ["print_results"]
+__all__ = ["print_results", "result_notes"]
 
 # A degraded model step, in words: what happened and what the results are instead.
 _STEP_WORDS = {"timed_out": "timed out", "failed": "failed", "cancelled": "was cancelled"}
@@ -70,13 +70,19 @@ def print_results(result: SearchResult, stream: TextIO) -> None:
         if hit.truncated:
             console.print(Text(f"{'':>{width}} | ... (cut; read the file for more)", style="dim"))
         console.print()
-    for label, step in (("Query expansion", result.expansion), ("Reranking", result.rerank)):
-        if step.degraded:
-            # Text, not markup: a reason may quote the model's JSON, brackets and all.
-            style = "yellow" if console.is_terminal else ""
-            console.print(Text(_step_line(label, step), style=style))
+
+
+def result_notes(result: SearchResult) -> list[str]:
+    """What the results leave out, one line each, for stderr: a degraded model step, and
+    the chunks the configured model has not embedded yet."""
+    notes = [
+        _step_line(label, step)
+        for label, step in (("Query expansion", result.expansion), ("Reranking", result.rerank))
+        if step.degraded
+    ]
     if result.pending_chunks:
-        console.print(_pending_line(result), style="yellow" if console.is_terminal else None)
+        notes.append(_pending_line(result))
+    return notes
 
 
 def _step_line(label: str, step: StepStatus) -> str:
@@ -159,11 +165,6 @@ def _plain_lines(result: SearchResult) -> list[str] | None:
         if hit.truncated:
             lines.append(f"{'':>{width}} | ... (cut; read the file for more)")
         lines.append("")
-    for label, step in (("Query expansion", result.expansion), ("Reranking", result.rerank)):
-        if step.degraded:
-            lines.append(_step_line(label, step))
-    if result.pending_chunks:
-        lines.append(_pending_line(result))
     if any("\t" in line for line in lines):
         return None
     return lines

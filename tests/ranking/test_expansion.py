@@ -15,7 +15,7 @@ from tests.ranking.chat_server import CHAT_MODEL, OLLAMA_CHAT, OPENAI_CHAT, Fake
 from tests.ranking.conftest import model_settings, places
 from wherein.config import load_settings
 from wherein.endpoint import guard
-from wherein.present import print_results
+from wherein.present import print_results, result_notes
 from wherein.ranking.expansion import MAX_PHRASINGS, expand_query, parse_phrasings
 from wherein.ranking.step import clamp_timeout
 
@@ -254,10 +254,11 @@ def test_the_search_with_a_failing_expansion_equals_the_search_without(chat, ste
         )
         assert result.expansion.status in ("failed", "timed_out")
         assert places(result) == places(plain)
+        (note,) = [n for n in result_notes(result) if n.startswith("Query expansion ")]
+        assert "the results rank the query as written" in note
         text = io.StringIO()
-        print_results(result, text)
-        assert "Query expansion " in text.getvalue()
-        assert "the results rank the query as written" in text.getvalue()
+        print_results(result, text)  # results only: the note goes to stderr
+        assert "Query expansion" not in text.getvalue()
         assert [h.score for h in result.hits] == [h.score for h in plain.hits]
     assert plain.to_json()["expansion"] == {"status": "off", "reason": None, "ms": 0.0}
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import threading
 
@@ -12,7 +11,7 @@ from tests.embedding.fake_server import TRICKLE, Reply
 from tests.ranking.chat_server import FakeChatServer
 from tests.ranking.conftest import model_settings, places
 from wherein.endpoint import guard
-from wherein.present import print_results
+from wherein.present import result_notes
 from wherein.ranking.rerank import MAX_PASSAGE_CHARS, parse_scores, reorder, rerank, rerank_prompt
 
 QUERY = "parse cookie header"
@@ -186,14 +185,10 @@ def test_a_wedged_reranker_gives_up_and_the_search_returns_fused_results(step_se
     assert places(result) == places(plain) and len(result.hits) == len(plain.hits) > 0
     payload = result.to_json()["rerank"]
     assert payload["status"] == "timed_out" and payload["ms"] >= 300
-    text = io.StringIO()
-    print_results(result, text)
-    assert "Reranking timed out after" in text.getvalue()
-    assert "the results keep the fused order" in text.getvalue()
-    assert "Query expansion" not in text.getvalue()
-    quiet = io.StringIO()
-    print_results(plain, quiet)
-    assert "Reranking" not in quiet.getvalue()
+    (note,) = [n for n in result_notes(result) if n.startswith("Reranking timed out after")]
+    assert "the results keep the fused order" in note
+    assert not any(n.startswith(("Reranking", "Query expansion")) for n in result_notes(plain))
+    assert not any(n.startswith("Query expansion") for n in result_notes(result))
 
 
 def test_the_search_follows_the_model_scores(step_settings, search):

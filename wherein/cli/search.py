@@ -90,19 +90,21 @@ def _print_result(result, args: argparse.Namespace) -> int:
     if args.json:
         dump(result.to_json())
         return 0
+    from wherein.present import print_results, result_notes
+
     for warning in result.warnings:
         say(warning)
     if args.jsonl or args.files_only:
         from wherein.line_output import print_files, print_jsonl
 
         (print_jsonl if args.jsonl else print_files)(result, sys.stdout)
-        return 0
-    from wherein.present import print_results
-
-    if result.origin is not None:
-        names = ", ".join(result.origin.symbols[:3])
-        show(f"Like {result.origin.label}" + (f"  {names}" if names else "") + ":")
-    print_results(result, sys.stdout)
+    else:
+        if result.origin is not None:
+            names = ", ".join(result.origin.symbols[:3])
+            show(f"Like {result.origin.label}" + (f"  {names}" if names else "") + ":")
+        print_results(result, sys.stdout)
+    for note in result_notes(result):  # after the results, on stderr with the warnings
+        say(note)
     return 0
 
 
