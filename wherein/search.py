@@ -24,7 +24,7 @@ from wherein.hits import Hit, SearchResult
 from wherein.index.location import INDEX_FILE_NAME
 from wherein.index.owner import mark_used
 from wherein.index.query_vectors import QueryVectors
-from wherein.index.refresh import index_lock
+from wherein.index.refresh import search_lock
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import TIERS
 from wherein.packages.federation import federate, release
@@ -228,7 +228,8 @@ def _search_index(
     directory = request.index_directory
     path = directory / INDEX_FILE_NAME
     searching = resident.searching() if resident is not None else contextlib.nullcontext()
-    with searching, index_lock(directory, wait=False, notices=warnings) as locked:
+    lock = search_lock(directory, request.budget, warnings)
+    with searching, lock as locked:
         mark_used(directory, request.workspace)
         store = resident.store(path, verify) if resident else open_store(path, verify=verify)
         # A fresh search keeps its query vectors beside the index; a resident one, in memory.

@@ -1,8 +1,8 @@
 """A folder the walk may not list is stamped and watched through its parent: a chmod that
 opens it is seen at once, so no search has to walk again to look for it.
 
-Permissions bind root only without its capabilities to override them (CI runs as root), so
-the check runs in a child process that drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH first.
+Permission bits bind root only without its capabilities to override them (CI runs as root),
+so the check runs in a child process without them (`tests.index.processes`).
 """
 
 from __future__ import annotations
@@ -17,27 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.index.processes import CHILD_TIMEOUT_S, assert_permissions_apply, permission_prefix
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-# capset(2) on this process, through libc: clear two bits of the effective set.
-DROP_OVERRIDES = textwrap.dedent(
-    """
-    import ctypes, os
-    if os.geteuid() == 0:
-        libc = ctypes.CDLL(None, use_errno=True)
-        header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
-        data = (ctypes.c_uint32 * 6)()
-        if libc.capget(header, data) != 0:
-            raise OSError(ctypes.get_errno(), "capget")
-        data[0] &= ~((1 << 1) | (1 << 2))  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
-        if libc.capset(header, data) != 0:
-            raise OSError(ctypes.get_errno(), "capset")
-    """
-)
-
-CHECK = DROP_OVERRIDES + textwrap.dedent(
+CHECK = textwrap.dedent(
     """
     import json, os, sys
     from pathlib import Path
@@ -71,6 +57,11 @@ CHECK = DROP_OVERRIDES + textwrap.dedent(
 
 
 def _run_unprivileged(base: Path) -> dict:
+    prefix = permission_prefix()
+    probe = base / "probe"
+    probe.write_text("")
+    probe.chmod(0)
+    assert_permissions_apply(prefix, probe)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "PYTHONPATH": str(REPO_ROOT),
@@ -78,11 +69,11 @@ def _run_unprivileged(base: Path) -> dict:
         "WHEREIN_HOME": str(base / "home"),
     }
     done = subprocess.run(
-        [sys.executable, "-c", CHECK, str(base)],
+        [*prefix, sys.executable, "-c", CHECK, str(base)],
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=CHILD_TIMEOUT_S,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

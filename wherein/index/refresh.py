@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import logging
 import os
+import sqlite3
 import stat
 import time
 from collections import Counter
@@ -43,6 +44,7 @@ __all__ = [
     "refresh_index",
     "refresh_when_changed",
     "remember_stamp",
+    "search_lock",
     "walk_key",
 ]
 
@@ -123,6 +125,46 @@ def index_lock(directory: Path, wait: bool, notices: list[str] | None = None) ->
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+# How often a search waiting for another process's first build tries the lock again.
+FIRST_BUILD_POLL_S = 0.1
+
+
+@contextlib.contextmanager
+def search_lock(directory: Path, budget_s: float, notices: list[str]) -> Iterator[bool]:
+    """The write lock for a search: `index_lock` without waiting, except while another
+    process builds an index that holds no file yet. A search then has nothing to answer
+    from ("No results." for code that is there: two first searches at once, as an agent
+    makes them), so it waits for that build, up to `budget_s`."""
+    with index_lock(directory, wait=False, notices=notices) as locked:
+        if locked or budget_s <= 0 or _holds_files(directory / INDEX_FILE_NAME):
+            yield locked
+            return
+    deadline = time.monotonic() + budget_s
+    while True:
+        time.sleep(FIRST_BUILD_POLL_S)
+        with index_lock(directory, wait=False, notices=notices) as locked:
+            if locked or time.monotonic() >= deadline:
+                if not locked:
+                    notices.append(
+                        f"Another process is building this index for the first time and did "
+                        f"not finish within {budget_s:g} s (search.cold_budget_s): these "
+                        "results cover only the files it has written so far."
+                    )
+                yield locked
+                return
+
+
+def _holds_files(path: Path) -> bool:
+    """Whether the index at `path` holds any file yet, read without taking part in a write."""
+    if not path.is_file():
+        return False
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as conn:
+            return conn.execute("SELECT EXISTS (SELECT 1 FROM files)").fetchone()[0] == 1
+    except sqlite3.Error:  # no table yet, or a file another process is still creating
+        return False
 
 
 def _open_lock_file(path: Path, notices: list[str] | None) -> int:
