@@ -146,6 +146,38 @@ def test_the_root_is_entered_whatever_it_is_called_but_the_skip_list_applies_bel
     assert nested == []
 
 
+@pytest.mark.parametrize("entry", ["g=.git", "g=.git/refs", "bare=backup.git", "h=.hg"])
+def test_version_control_folders_are_never_a_root(tmp_path, entry):
+    """The walk never enters them, and a cloned `.wherein.toml` must not take it there: a
+    `.git/config` holds remote URLs with their tokens."""
+    workspace = write_tree(
+        tmp_path / "ws",
+        {
+            "a.py": "def hello():\n    return 1\n",
+            ".git/config": '[remote "origin"]\n  url = https://me:ghp_SECRET@example.com/r\n',
+            ".git/HEAD": "ref: refs/heads/main\n",
+            ".git/refs/heads/main": "0" * 40 + "\n",
+            ".git/objects/info/packs": "",
+            ".hg/hgrc": "[paths]\ndefault = https://me:SECRET@example.com/r\n",
+            "backup.git/HEAD": "ref: refs/heads/main\n",
+            "backup.git/config": "[remote]\n  url = https://me:ghp_SECRET@example.com/r\n",
+            "backup.git/objects/info/packs": "",
+            "backup.git/refs/heads/main": "0" * 40 + "\n",
+        },
+    )
+    plan = plan_roots(workspace, [entry])
+    assert [root.path for root in plan.roots] == [workspace]
+    (problem,) = plan.problems
+    assert "never code to search" in problem
+    (workspace / ".wherein.toml").write_text(f'[scope]\nsource_roots = ["{entry}"]\n')
+    settings = load_settings(workspace)  # the workspace file's roots
+    result = run_search(
+        "hello", workspace=workspace, settings=settings, fast_embedder=HashingEmbedder()
+    )
+    assert any("never code to search" in w for w in result.warnings)
+    assert not any(p.startswith(("g/", "bare/", "h/")) for p in indexed_paths(workspace))
+
+
 def test_nested_package_stores_virtualenvs_and_metadata_below_a_root_are_not_indexed(
     workspace, library
 ):

@@ -20,6 +20,11 @@ from wherein.workspace import Root
 
 __all__ = ["RootPlan", "plan_roots", "split_entry", "workspace_roots"]
 
+# Version control's own folders (also in `SKIPPED_DIRS`), and what marks a git repository's
+# folder by any name (a bare clone's `name.git`, a worktree's under `.git/worktrees`).
+VERSION_CONTROL_DIRS = frozenset({".git", ".hg", ".svn"})
+GIT_DIR_MARKERS = ("HEAD", "objects", "refs")
+
 
 @dataclass(frozen=True)
 class RootPlan:
@@ -94,6 +99,13 @@ def _check_entry(
         problems.append(f"{skipped} {given} {unusable}. Fix the path in scope.source_roots.")
         return None
     path = given.resolve()
+    metadata = _version_control_metadata(path)
+    if metadata:
+        problems.append(
+            f"{skipped} {path} {metadata}, which holds a repository's own settings (remote "
+            "URLs with their tokens, credentials, hooks), never code to search."
+        )
+        return None
     if path == workspace or workspace.is_relative_to(path):
         problems.append(
             f"{skipped} {path} holds the workspace {workspace}, which is indexed already. "
@@ -147,6 +159,18 @@ def _drop_duplicates(candidates: list[_Candidate], problems: list[str]) -> list[
 
 def _is_label(label: str) -> bool:
     return bool(label) and label not in (".", "..") and "/" not in label and "\0" not in label
+
+
+def _version_control_metadata(path: Path) -> str | None:
+    """How `path` is a version-control system's own folder, or None. The walk never enters
+    one (`SKIPPED_DIRS`), and a root must not take it there: a cloned `.wherein.toml` naming
+    `.git` as a source root served `.git/config`'s tokens to the agent."""
+    inside = next((part for part in path.parts if part in VERSION_CONTROL_DIRS), None)
+    if inside is not None:
+        return f"is in a {inside} folder"
+    if all(os.path.exists(path / name) for name in GIT_DIR_MARKERS):
+        return "is a git repository's folder (HEAD, objects, refs)"
+    return None
 
 
 def _unusable_folder(path: Path) -> str | None:
