@@ -153,6 +153,25 @@ def test_an_npm_package_and_a_pnpm_link_resolve_to_the_package_folder(tmp_path):
     assert "a link, as pnpm makes" in linked.where
 
 
+def test_manifests_nested_past_the_parser_are_a_skipped_package_not_a_crash(tmp_path):
+    """A cloned repository's own package.json, one in its node_modules, or a direct_url.json
+    in its virtualenv, nested 100,000 deep: json raises RecursionError, not ValueError."""
+    from wherein.packages.suggest import suggest_packages
+
+    deep = "[" * 100_000 + "]" * 100_000
+    workspace = write_tree(
+        tmp_path / "ws",
+        {
+            "package.json": '{"dependencies": ' + deep + "}",
+            "node_modules/foo/package.json": '{"version": "1.0.0", "x": ' + deep + "}",
+            "node_modules/foo/index.js": "module.exports = 1;\n",
+        },
+    )
+    said = resolve(workspace, "npm:foo", inside_only=True)
+    assert isinstance(said, str) and "package.json cannot be read" in said
+    assert suggest_packages(workspace, [], []) == []
+
+
 def test_a_workspace_file_cannot_reach_outside_the_workspace(tmp_path, monkeypatch):
     """A clone's .wherein.toml names packages; they resolve only in its own .venv and
     node_modules, never in the user's active virtualenv or through a link leading out."""

@@ -60,7 +60,7 @@ def _read_entries(stamp: Path) -> dict[str, dict]:
     try:
         raw = read_regular(stamp, max_bytes=CONTROL_FILE_MAX_BYTES)
         data = json.loads(raw.decode("utf-8")) if raw is not None else None
-    except (UnsafeFile, UnicodeDecodeError, ValueError):
+    except (UnsafeFile, UnicodeDecodeError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict) or data.get("format") != _FORMAT:
         return {}

@@ -119,7 +119,7 @@ def _read() -> dict[str, object]:
     try:
         data = read_regular(_path(), max_bytes=MAX_FILE_BYTES)
         entries = json.loads(data) if data else {}
-    except (UnsafeFile, OSError, ValueError):
+    except (UnsafeFile, OSError, ValueError, RecursionError):
         return {}
     return entries if isinstance(entries, dict) else {}
 

@@ -152,7 +152,7 @@ def load_stamp(directory: Path, key: str, generation: str) -> TreeStamp | None:
             tuple(str(u) for u in unreadable[:MAX_UNREADABLE_KEPT]),
             count,
         )
-    except (UnsafeFile, ValueError, TypeError):
+    except (UnsafeFile, ValueError, TypeError, RecursionError):
         return None
     if not len(stamp.paths) == len(stamp.sizes) == len(stamp.mtimes):
         return None

@@ -78,7 +78,7 @@ def read_owner(directory: Path) -> Owner:
         return Owner(None, None)
     try:
         payload = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return Owner(None, last_used)
     workspace = payload.get("workspace") if isinstance(payload, dict) else None
     if not isinstance(workspace, str) or not names_directory(workspace, directory):

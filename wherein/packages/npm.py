@@ -52,7 +52,7 @@ def find_npm_package(workspace: Path, name: str, *, inside_only: bool) -> NpmPac
     try:
         data = read_regular(folder / "package.json", max_bytes=MAX_PACKAGE_JSON_BYTES)
         manifest = json.loads(data) if data is not None else None
-    except (UnsafeFile, ValueError) as err:
+    except (UnsafeFile, ValueError, RecursionError) as err:  # nested past the parser too
         return f"its package.json cannot be read ({err})"
     if not isinstance(manifest, dict) or not isinstance(manifest.get("version"), str):
         return f"{folder / 'package.json'} gives no version"

@@ -94,7 +94,7 @@ def load_state(directory: Path) -> dict[str, Any]:
     try:
         data = read_regular(directory / STATE_FILE_NAME, max_bytes=MAX_STATE_BYTES)
         state = json.loads(data) if data is not None else {}
-    except (UnsafeFile, ValueError):
+    except (UnsafeFile, ValueError, RecursionError):
         return {}
     return state if isinstance(state, dict) else {}
 

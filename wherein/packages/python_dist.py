@@ -167,7 +167,7 @@ def _editable_source(distribution: BoundedDistribution) -> str | None:
         return None
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: arrays nested past the parser
         return None
     if not isinstance(data, dict) or not isinstance(data.get("dir_info"), dict):
         return None

@@ -67,7 +67,7 @@ def read_complete(directory: Path) -> dict[str, Any] | None:
     try:
         data = read_regular(directory / COMPLETE_FILE_NAME, max_bytes=MAX_MARKER_BYTES)
         marker = json.loads(data) if data is not None else None
-    except (UnsafeFile, ValueError):
+    except (UnsafeFile, ValueError, RecursionError):
         return None
     return marker if isinstance(marker, dict) else None
 

@@ -66,7 +66,7 @@ def _declared(workspace: Path) -> list[str]:
     try:
         data = read_regular(workspace / "package.json", max_bytes=MAX_MANIFEST_BYTES)
         manifest = json.loads(data) if data is not None else {}
-    except (UnsafeFile, ValueError):
+    except (UnsafeFile, ValueError, RecursionError):  # nested past the parser: malformed too
         return []
     names: list[str] = []
     for field in DEPENDENCY_FIELDS:
