@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers import HashingEmbedder, write_tree
 from tests.index.processes import run_wherein
-from wherein.config import load_settings
+from wherein.config import config_set, load_settings
 from wherein.embedding import registry
 from wherein.errors import ConfigError, UsageError
 from wherein.indexing import build_index
@@ -111,10 +111,28 @@ def test_a_focus_outside_the_workspace_or_missing_is_a_usage_error(marked, tmp_p
         resolve_scope(marked, None, settings_for(marked, scope_focus="gone"))
 
 
-def test_a_marker_that_is_a_path_is_a_config_error(marked):
-    settings = settings_for(marked, scope_focus_markers="docs/CONTROLLER.md")
-    with pytest.raises(ConfigError, match="not a file name"):
-        resolve_scope(marked, None, settings, cwd=marked)
+@pytest.mark.parametrize(
+    ("markers", "said"),
+    [
+        ("docs/CONTROLLER.md", "not a file name"),
+        (".", "not a file name"),
+        ('["A.md","B.md"]', "is quoted"),
+        (",".join(f"M{i}.md" for i in range(65)), "more than the 64"),
+    ],
+)
+def test_unusable_markers_are_refused_where_they_are_read_or_set(marked, markers, said):
+    """Your own setting is an error when read, naming it; `config set` refuses it; the
+    workspace's own file only warns and its value is not used, so no command stops."""
+    with pytest.raises(ConfigError, match=said):
+        settings_for(marked, scope_focus_markers=markers)
+    with pytest.raises(ConfigError, match=said):
+        config_set("scope.focus_markers", markers, marked / "config.toml")
+    listed = json.dumps([m for m in markers.split(",")] if "[" not in markers else [markers])
+    (marked / ".wherein.toml").write_text(f"[scope]\nfocus_markers = {listed}\n")
+    settings = load_settings(marked, environ={})
+    assert settings["scope.focus_markers"] == []
+    assert any(said in w and "Ignored" in w for w in settings.warnings)
+    assert resolve_scope(marked, None, settings, cwd=marked / "services").focus is None
 
 
 def test_every_search_result_says_how_its_scope_was_resolved(marked):

@@ -29,6 +29,7 @@ from wherein.config_keys import (
     Trust,
     coerce_value,
     display_value,
+    focus_marker_problem,
     parse_text,
 )
 from wherein.errors import ConfigError
@@ -119,7 +120,7 @@ KEYS: dict[str, KeySpec] = {
         why="it is how long a search may wait for the index",
     ),
     "scope.focus": KeySpec(None, "optional_str"),
-    "scope.focus_markers": KeySpec([], "list"),
+    "scope.focus_markers": KeySpec([], "list", check=focus_marker_problem),
     "scope.source_roots": KeySpec(
         [], "list", trust=Trust.INSIDE, why="it would index folders outside the workspace"
     ),

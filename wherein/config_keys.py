@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ __all__ = [
     "KeySpec",
     "Trust",
     "coerce_value",
+    "focus_marker_problem",
     "display_value",
     "parse_text",
 ]
@@ -55,6 +57,35 @@ class KeySpec:
     secret: bool = False
     trust: Trust = Trust.ANY
     why: str = ""  # the reason `trust` is not ANY, for the warning that names it
+    # What is wrong with a value of the right kind, or None: checked where the value is
+    # read (so a workspace file's is a warning and the key unused) or set, never at use.
+    check: Callable[[Any], str | None] | None = None
+
+
+# Each marker costs a search of the index's file table (`wherein status` lists the folders
+# they mark): a cloned `.wherein.toml` of 100,000 names held status for 81 s.
+MAX_FOCUS_MARKERS = 64
+
+
+def focus_marker_problem(markers: list[str]) -> str | None:
+    """What makes `scope.focus_markers` unusable, or None: checked where the setting is read
+    or set (`KeySpec.check`), so a bad value is refused there, or for a workspace file's,
+    warned about and left unused; never an error of every later command."""
+    names = [m.strip() for m in markers if m.strip()]
+    if len(names) > MAX_FOCUS_MARKERS:
+        return f"{len(names):,} names are more than the {MAX_FOCUS_MARKERS} it takes"
+    for name in names:
+        if "/" in name or os.sep in name or "\0" in name or name in (".", ".."):
+            return (
+                f"{echo(name)} is not a file name (a path would mark every folder): list "
+                "bare names such as CONTROLLER.md"
+            )
+        if name.startswith(("[", '"', "'")):
+            return (
+                f"{echo(name)} is quoted: write bare names separated by commas, such as "
+                "CONTROLLER.md,AGENTS.md"
+            )
+    return None
 
 
 def parse_text(spec: KeySpec, text: str) -> Any:
@@ -106,6 +137,7 @@ def coerce_value(key: str, spec: KeySpec, value: Any, where: str) -> tuple[Any, 
             value = [part.strip() for part in value.split(",") if part.strip()]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{bad}: expected a list of strings.")
+        _check(spec, value, bad)
         return list(value), None
     if kind == "optional_str" and value is None:
         return None, None
@@ -122,6 +154,12 @@ def coerce_value(key: str, spec: KeySpec, value: Any, where: str) -> tuple[Any, 
         if value not in choices:
             raise ConfigError(f"{bad}: choose from {', '.join(choices)}.")
     return value, None
+
+
+def _check(spec: KeySpec, value: Any, bad: str) -> None:
+    problem = spec.check(value) if spec.check is not None else None
+    if problem:
+        raise ConfigError(f"{bad}: {problem}.")
 
 
 def _check_range(value: float, spec: KeySpec, bad: str) -> None:

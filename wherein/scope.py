@@ -12,14 +12,13 @@ weak next to what lies outside (`scope_gap`), the search says so.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wherein.config import SOURCE_WORKSPACE, Settings
-from wherein.errors import ConfigError, UsageError
+from wherein.errors import UsageError
 from wherein.root_folders import root_folder
 from wherein.untrusted import echo
 from wherein.workspace import Root
@@ -85,7 +84,6 @@ def resolve_scope(
     Raises:
         UsageError: the focus given, or your own `scope.focus`, is outside the workspace or
             not a folder.
-        ConfigError: a focus marker is a path rather than a file name.
     """
     if focus is not None:
         return _explicit(workspace, focus, "--focus", roots)
@@ -204,15 +202,9 @@ def unmatched_notice(focus: str) -> str:
 
 
 def marker_names(markers: list[str]) -> list[str]:
-    """The configured marker file names, refusing paths (a path would mark every folder)."""
-    names = [m.strip() for m in markers if m.strip()]
-    for name in names:
-        if "/" in name or os.sep in name or name in (".", ".."):
-            raise ConfigError(
-                f"Focus marker {name!r} in scope.focus_markers is not a file name. "
-                "List bare names such as CONTROLLER.md."
-            )
-    return names
+    """The configured marker file names (`config_keys.focus_marker_problem` checked them
+    where the setting was read)."""
+    return [m.strip() for m in markers if m.strip()]
 
 
 def marker_scope(workspace: Path, cwd: Path | None, markers: list[str]) -> str | None:
