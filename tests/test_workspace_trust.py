@@ -324,3 +324,29 @@ def test_a_users_own_config_may_be_a_dotfiles_link_and_stays_one(tmp_path):
     assert load_settings(None)["search.limit"] == 5
     config_set("search.limit", "6", path)
     assert path.is_symlink() and "limit = 6" in (real / "wherein.toml").read_text()
+
+
+def test_a_flood_of_unknown_keys_is_capped_and_reaches_both_channels_of_recall(tmp_path):
+    """A cloned file of many unknown keys: twenty warnings and a count, not one line each;
+    and recall says them in its text too, where hosts that read only the text see them."""
+    repo = write_tree(tmp_path / "repo", {"a.py": "def hello():\n    return 1\n"}).resolve()
+    keys = "".join(f"key_{i} = 1\n" for i in range(500))
+    workspace_config_path(repo).write_text(f"[search]\n{keys}")
+    settings = load_settings(repo)
+    assert len(settings.warnings) == 21
+    assert settings.warnings[-1].startswith("480 more warnings about settings")
+
+    async def steps(client):
+        return await client.recall(action="status")
+
+    result = run_session(repo, steps)
+    assert len(result["warnings"]) == 21
+    assert "Note: Unknown setting 'search.key_0'" in result["text"]
+
+
+def test_an_unknown_wherein_variable_in_the_environment_is_an_error_naming_it(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"a.py": "def hello():\n    return 1\n"})
+    with pytest.raises(ConfigError, match="WHEREIN_SEARCH_LIMT.*Did you mean WHEREIN_SEARCH_LIMIT"):
+        load_settings(repo, environ={"WHEREIN_SEARCH_LIMT": "3"})
+    for own in ("WHEREIN_HOME", "WHEREIN_SESSION_ID"):  # wherein's, not settings
+        load_settings(repo, environ={own: "x"})

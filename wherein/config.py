@@ -234,7 +234,22 @@ def load_settings(
                     continue
             values[key] = value
             sources[key] = source
-    return Settings(values=values, sources=sources, warnings=tuple(warnings))
+    return Settings(values=values, sources=sources, warnings=_capped(warnings))
+
+
+# Warnings one load keeps: a cloned `.wherein.toml` of 100,000 unknown keys made each recall
+# answer 9 MB of them, and each command 100,000 lines on stderr.
+MAX_SETTINGS_WARNINGS = 20
+
+
+def _capped(warnings: list[str]) -> tuple[str, ...]:
+    if len(warnings) <= MAX_SETTINGS_WARNINGS:
+        return tuple(warnings)
+    rest = len(warnings) - MAX_SETTINGS_WARNINGS
+    return (
+        *warnings[:MAX_SETTINGS_WARNINGS],
+        f"{rest:,} more warnings about settings were left out; fix those above to see them.",
+    )
 
 
 _REFUSED = object()
@@ -375,11 +390,33 @@ def _file_values(path: Path, text: str | None) -> dict[str, Any]:
     return flatten_sections(read_config_toml(path, text), path, sorted(KEYS))
 
 
+# wherein's own variables that are not settings: the data home, the session id a host
+# passes, the fork server's folder, the test suite's switch for its golden files.
+NOT_SETTINGS_ENV = frozenset(
+    {"WHEREIN_HOME", "WHEREIN_SESSION_ID", "WHEREIN_PRELOAD_FOLDER", "WHEREIN_UPDATE_GOLDENS"}
+)
+
+
 def _environment_values(env: Mapping[str, str]) -> dict[str, Any]:
+    """The settings the environment gives (`WHEREIN_SEARCH_LIMIT` for `search.limit`).
+
+    Raises:
+        ConfigError: a `WHEREIN_` variable that is neither a setting nor one of
+            NOT_SETTINGS_ENV, as an unknown key in your own file is: a typo set nothing.
+    """
     wanted = {"WHEREIN_" + key.replace(".", "_").upper(): key for key in KEYS}
     found: dict[str, Any] = {}
     for name, text in env.items():
         key = wanted.get(name)
         if key is not None:
             found[key] = parse_text(KEYS[key], text)
+        elif name.startswith("WHEREIN_") and name not in NOT_SETTINGS_ENV:
+            import difflib
+
+            close = difflib.get_close_matches(name, [*wanted, *NOT_SETTINGS_ENV], n=1)
+            hint = f" Did you mean {close[0]}?" if close else ""
+            raise ConfigError(
+                f"Unknown setting {echo(name)} in the environment: no setting is named so."
+                f"{hint} Unset it, or see 'wherein config list' for the settings."
+            )
     return found

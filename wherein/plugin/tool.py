@@ -101,8 +101,9 @@ async def run_recall(
             "configure": _configure,
         }[action]
         parts = await handler(session, settings, arguments, report_progress)
-        for warning in settings.warnings:
+        for warning in settings.warnings:  # in both channels, as every other warning
             parts.fields.setdefault("warnings", []).append(warning)
+            parts.lines.append(f"Note: {warning}")
     except WhereinError as err:
         parts = _failed(action, type(err).__name__, str(err))
     except Exception as err:  # a bug must still answer, and not with text from a repository
