@@ -3,9 +3,12 @@
 A filter narrows the chunks every ranker sees (BM25, each vector tier, exact matches), before
 anything is cut to the limit: a filter that removes the best hits still returns `limit`
 results when enough chunks pass it, and nothing is over-fetched. It combines with `--path`
-and the focus (all must hold). Globs follow gitignore syntax (`pathspec`, as the walk's own
-ignore files do), matched against the path a result shows: `*.py` at any depth, `/app/*.py`
-at the top, `tests/` for a folder and everything under it.
+and the focus (all must hold). Globs follow gitignore syntax, matched against the path a
+result shows: `*.py` at any depth, `/app/*.py` at the top, `tests/` for a folder and
+everything under it. They are matched as the walk matches ignore files (`wherein.gitignore`),
+in time linear in the path whatever the pattern: `pathspec`, used here before, backtracks,
+and an agent's `*a*a*a*a*b` against one 250-character name took 27 s for four stars and
+held the whole MCP server for minutes with five.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from wherein.errors import UsageError
+from wherein.gitignore import MAX_LINE_WILDCARDS, IgnoreList, TooManyWildcards, compile_rule
 from wherein.untrusted import echo
 
 __all__ = ["MAX_PATTERNS", "FileFilter", "file_filter", "known_languages"]
@@ -106,15 +110,44 @@ def _patterns(values: Sequence[str], name: str) -> tuple[str, ...]:
             raise UsageError(f"{name} {echo(pattern)} holds a line break; give one pattern each.")
         try:
             _spec((pattern,))
-        except (ValueError, re.error) as err:  # pathspec's GitIgnorePatternError is a ValueError
+        except TooManyWildcards:
             raise UsageError(
-                f"{name} {echo(pattern)} is not a gitignore-style pattern ({err}); "
-                "write it as a .gitignore line, such as '*.py' or 'tests/'."
+                f"{name} {echo(pattern)} has more than {MAX_LINE_WILDCARDS} `*` wildcards; "
+                "give simpler patterns."
+            ) from None
+        except (ValueError, re.error) as err:  # Unmatchable is a ValueError
+            raise UsageError(
+                f"{name} {echo(pattern)} is not a gitignore-style pattern that can match a "
+                f"path ({err}); write it as a .gitignore line, such as '*.py' or 'tests/'."
             ) from None
     return patterns
 
 
-def _spec(patterns: Sequence[str]):
-    import pathspec  # only a filtered search pays for it
+class _Globs:
+    """Gitignore lines as a test of one path: the last line that matches the file or a
+    folder above it decides (`tests/` holds everything under tests, `!tests/keep.py` takes
+    one back), as `pathspec.GitIgnoreSpec` decides (tests/test_file_filter.py compares)."""
 
-    return pathspec.GitIgnoreSpec.from_lines(patterns)
+    def __init__(self, rules: IgnoreList) -> None:
+        self.rules = rules
+
+    def match_file(self, path: str) -> bool:
+        raw = path.encode("utf-8", "surrogateescape")
+        best = self.rules.last_match(raw, False)
+        cut = raw.find(b"/")
+        while cut != -1:
+            hit = self.rules.last_match(raw[:cut], True)
+            if hit is not None and (best is None or hit[0] > best[0]):
+                best = hit
+            cut = raw.find(b"/", cut + 1)
+        return best is not None and not best[1]
+
+
+def _spec(patterns: Sequence[str]) -> _Globs:
+    """The patterns compiled as one ignore file's lines (the last match decides).
+
+    Raises:
+        Unmatchable, TooManyWildcards: as `wherein.gitignore.compile_rule`.
+    """
+    rules = [rule for rule in map(compile_rule, patterns) if rule is not None]
+    return _Globs(IgnoreList(rules))

@@ -202,6 +202,11 @@ class IgnoreList:
     def verdict(self, path: bytes, is_dir: bool) -> bool | None:
         """True when `path` (relative to the folder) is ignored, False when a `!` line takes
         it back, None when no line matches."""
+        hit = self.last_match(path, is_dir)
+        return None if hit is None else not hit[1]
+
+    def last_match(self, path: bytes, is_dir: bool) -> tuple[int, bool] | None:
+        """The (line index, negated) of the last line matching `path`, None when none does."""
         names, paths, suffixes, globs = self._tables[is_dir]
         basename = path[path.rfind(b"/") + 1 :]
         best = names.get(basename, (-1, False))
@@ -220,7 +225,7 @@ class IgnoreList:
                 break
             if rule.kind == BASENAME_GLOB:
                 if rule.glob.fullmatch(basename) is not None:
-                    return not rule.negated
+                    return index, rule.negated
             elif path.startswith(rule.text) and rule.glob.fullmatch(path, len(rule.text)):
-                return not rule.negated
-        return None if best[0] < 0 else not best[1]
+                return index, rule.negated
+        return None if best[0] < 0 else best

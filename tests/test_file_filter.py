@@ -1,0 +1,92 @@
+"""The search filters' globs: gitignore semantics, in time linear in the path."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+from pathlib import Path
+
+import pathspec
+import pytest
+
+from wherein.errors import UsageError
+from wherein.file_filter import file_filter
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+PATTERNS = [
+    "*.py",
+    "/app/*.py",
+    "tests/",
+    "docs/**/*.md",
+    "**/fixtures/*",
+    "app/",
+    "!app/keep.py",
+    "test_*.py",
+    "*.min.js",
+    "a?c.txt",
+    "[ab]*.ts",
+    "build",
+    "/README.md",
+    "src/**",
+]
+PATHS = [
+    "app/main.py",
+    "app/keep.py",
+    "lib/app/main.py",
+    "tests/test_x.py",
+    "src/tests/helpers.py",
+    "docs/guide/intro.md",
+    "docs/intro.md",
+    "x/fixtures/data.json",
+    "test_main.py",
+    "web/bundle.min.js",
+    "abc.txt",
+    "sub/abc.txt",
+    "b-widget.ts",
+    "build/out.txt",
+    "build",
+    "README.md",
+    "pkg/README.md",
+    "src/a/b.c",
+]
+
+
+@pytest.mark.parametrize(
+    "patterns",
+    [[p] for p in PATTERNS] + [list(pair) for pair in itertools.combinations(PATTERNS, 2)],
+    ids=lambda patterns: " ".join(patterns),
+)
+def test_globs_keep_what_gitignore_semantics_keep(patterns):
+    """pathspec (the reference) and the filter agree on every path."""
+    reference = pathspec.GitIgnoreSpec.from_lines(patterns)
+    allowed = file_filter(globs=patterns).matcher()
+    dropped = file_filter(excludes=patterns).matcher()
+    for path in PATHS:
+        expected = reference.match_file(path)
+        assert allowed(path, "text") == expected, path
+        assert dropped(path, "text") == (not expected), path
+
+
+def test_a_backtracking_glob_answers_at_once(tmp_path):
+    """`*a*a*a*a*a*a*b` against a 200-character name: pathspec's translation backtracked
+    for minutes (and held an MCP server with it). A hang fails this test by its timeout."""
+    code = (
+        "from wherein.file_filter import file_filter\n"
+        "keep = file_filter(globs=['*a*a*a*a*a*a*b'], excludes=['*a*a*a*a*a*a*b']).matcher()\n"
+        "print(keep('a' * 200 + '.py', 'python'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def test_a_glob_of_too_many_stars_is_a_usage_error():
+    with pytest.raises(UsageError, match="more than 32"):
+        file_filter(globs=["*a" * 40])
