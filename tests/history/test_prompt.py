@@ -174,3 +174,40 @@ def test_a_query_with_lone_surrogates_is_cleaned_and_answered(homes, minilm, wor
     result = _run(workspace, recall)
     assert not isinstance(result, MCPError), result
     assert "the cache key is the product id" in result.messages[0].content.text
+
+
+def test_a_recalled_block_is_an_opening_line_and_a_later_closing_line_of_its_nonce():
+    from wherein.history.fence import FENCE_TAG, holds_recalled_block
+
+    nonce, other = "a" * 16, "b" * 16
+    opening, closing = f"<{FENCE_TAG} {nonce}>", f"</{FENCE_TAG} {nonce}>"
+    assert holds_recalled_block(f"said:\n{opening}\nquoted\n  {closing}  \nafter")
+    assert holds_recalled_block(f"{opening}\n{closing}")
+    assert not holds_recalled_block(f"{closing}\n{opening}")  # closed before it opened
+    assert not holds_recalled_block(f"{opening}\n</{FENCE_TAG} {other}>")  # another nonce
+    assert not holds_recalled_block(f"text {opening}\n{closing}")  # not a line of its own
+    assert not holds_recalled_block(f"<{FENCE_TAG} {'a' * 15}>\n</{FENCE_TAG} {'a' * 15}>")
+
+
+def test_many_opening_lines_without_their_closing_line_are_read_in_one_pass():
+    """16,000 unclosed opening lines (a model quoting a planted file): one pattern spanning a
+    block scanned to the end of the message from each, in time square in its size (25 s for
+    half this message), past this test's timeout."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "from wherein.history.fence import FENCE_TAG, holds_recalled_block\n"
+        "line = f'<{FENCE_TAG} {\"0123456789abcdef\" * 2}>\\n'\n"
+        "print(holds_recalled_block(line * 16000 + 'end'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
