@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers import HashingEmbedder, write_tree
 from tests.index.processes import run_wherein
-from wherein.config import config_set, load_settings
+from wherein.config import config_set, load_settings, user_config_path
 from wherein.embedding import registry
 from wherein.errors import ConfigError, UsageError
 from wherein.indexing import build_index
@@ -109,6 +109,16 @@ def test_a_focus_outside_the_workspace_or_missing_is_a_usage_error(marked, tmp_p
         resolve_scope(marked, "services/nope", settings)
     with pytest.raises(UsageError, match="scope.focus"):
         resolve_scope(marked, None, settings_for(marked, scope_focus="gone"))
+
+
+def test_your_own_files_focus_that_one_workspace_lacks_is_a_notice_there(marked, tmp_path):
+    """recall's `configure` writes `scope.focus` to your own file by default, which every
+    workspace reads: another workspace without that folder must go on searching."""
+    config_set("scope.focus", "services/auth", user_config_path())
+    assert resolve_scope(marked, None, load_settings(marked)).focus == "services/auth"
+    other = write_tree(tmp_path / "other", {"main.py": "def main():\n    pass\n"})
+    scope = resolve_scope(other, None, load_settings(other))
+    assert scope.focus is None and "Your own config file names it" in scope.notice
 
 
 @pytest.mark.parametrize(

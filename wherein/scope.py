@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wherein.config import SOURCE_WORKSPACE, Settings
+from wherein.config import SOURCE_USER, SOURCE_WORKSPACE, Settings
 from wherein.errors import UsageError
 from wherein.root_folders import root_folder
 from wherein.untrusted import echo
@@ -78,12 +78,12 @@ def resolve_scope(
     a marked or configured scope. With `roots` (the extra source roots), a focus may name
     one of them by its label (`wherein.root_folders`).
 
-    A `scope.focus` from the workspace's own file that cannot be used is passed over, the
-    scope's `notice` saying why.
+    A `scope.focus` from the workspace's own file, or from your own (which serves every
+    workspace), that cannot be used here is passed over, the scope's `notice` saying why.
 
     Raises:
-        UsageError: the focus given, or your own `scope.focus`, is outside the workspace or
-            not a folder.
+        UsageError: the focus given, or `scope.focus` from the environment, is outside the
+            workspace or not a folder.
     """
     if focus is not None:
         return _explicit(workspace, focus, "--focus", roots)
@@ -91,10 +91,17 @@ def resolve_scope(
         try:
             return _explicit(workspace, settings["scope.focus"], "scope.focus", roots)
         except UsageError as err:
-            if settings.sources.get("scope.focus") != SOURCE_WORKSPACE:
-                raise  # the user's own choice: theirs to mend
-            # Whoever made the repository chose it: a folder it lacks is no reason to stop.
-            notice = f"{err} The workspace's .wherein.toml names it: searched the whole workspace."
+            source = settings.sources.get("scope.focus")
+            if source == SOURCE_WORKSPACE:
+                # Whoever made the repository chose it: a folder it lacks is no reason to stop.
+                named = "The workspace's .wherein.toml names it"
+            elif source == SOURCE_USER:
+                # Your own file serves every workspace (recall's `configure` writes there by
+                # default): a folder one of them lacks must not stop the others.
+                named = "Your own config file names it for every workspace"
+            else:
+                raise  # the environment's, set for this run: yours to mend
+            notice = f"{err} {named}: searched the whole workspace."
             return Scope(None, RESOLVED_WORKSPACE, notice)
     markers = marker_names(settings["scope.focus_markers"])
     found = marker_scope(workspace, _current_dir() if cwd is None else cwd, markers)
