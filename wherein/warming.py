@@ -6,6 +6,8 @@ ranks what the index already holds, and says so).
 
 from __future__ import annotations
 
+import time
+
 from wherein.embedding.registry import create_embedder, fast_tier_identity, in_process_identity
 from wherein.errors import EmbedderError, IndexUnwritable
 from wherein.index.change_check import TreeStamp
@@ -28,7 +30,13 @@ def warm_index(
     warnings: list[str],
     resident: ResidentIndex | None,
 ) -> None:
-    """Bring the lexical index and the fast tier up to date within the budget."""
+    """Bring the lexical index and the fast tier up to date within the budget.
+
+    The budget bounds reading changed files, then embedding; a budget of 0 reads every
+    changed file (a search must find what is on disk) and embeds nothing.
+    """
+    started = time.monotonic()
+    deadline = started + request.budget if request.budget > 0 else None
     if store.read_only:
         return  # opened so because nothing can be written (a full disk); its notice says so
     settings = request.settings
@@ -53,6 +61,7 @@ def warm_index(
                 request.plan.roots,
                 max_file_bytes=max_file_bytes,
                 fast_tier=models.fast_tier(warnings),
+                deadline=deadline,
             )
         except IndexUnwritable as err:
             # A full disk must not cost the answer: rank what the index already holds.
@@ -62,9 +71,18 @@ def warm_index(
             _written(resident)
         if report is not None:
             warnings.extend(report.notices)
+            if report.files_left:
+                warnings.append(
+                    f"{report.files_left:,} changed files were left unread when the search's "
+                    f"budget (search.cold_budget_s = {request.budget:g} s) ran out: they are "
+                    "searched as the index held them (new ones not yet). The next search, "
+                    "or 'wherein index', reads them."
+                )
         # The walk's own stamp names what it could not read, kept for later searches or not.
         _say_unreadable(stamp if report is None else report.stamp, warnings)
-        if resident is not None:
+        if resident is not None and report is not None and report.files_left:
+            resident.forget_walk()  # no walk describes the tree: the next search walks
+        elif resident is not None:
             resident.remember_walk(key, stamp)
             notice = resident.take_watch_notice()
             if notice is not None:
@@ -93,7 +111,7 @@ def warm_index(
         embed_pending(
             store,
             embedder,
-            budget_s=request.budget,
+            budget_s=0.0 if deadline is None else max(0.0, deadline - time.monotonic()),
             paths_first=request.prefixes,
             tier=tier,
             batch=FAST_EMBED_BATCH,

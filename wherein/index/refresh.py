@@ -93,6 +93,9 @@ class RefreshReport:
     seconds: float = 0.0
     updated: bool = True  # False when another process held the lock
     stamp: TreeStamp | None = None  # what the walk saw, for a resident process's next check
+    # Changed files left for the next refresh when its deadline came first (a search's
+    # budget); their rows stay as they were, and the refresh keeps no stamp.
+    files_left: int = 0
 
 
 @contextlib.contextmanager
@@ -211,8 +214,12 @@ def refresh_index(
     progress: Progress | None = None,
     workers: int | None = None,
     fast_tier: Callable[[], Embedder | None] | None = None,
+    deadline: float | None = None,
 ) -> RefreshReport:
     """Walk `roots`, re-chunk what changed, drop what is gone. The caller holds the lock.
+
+    With `deadline` (a time.monotonic()), the changed files not yet prepared by then are
+    left as the index holds them (`RefreshReport.files_left`), for the next refresh.
 
     `workers` sizes the process pool that prepares a large batch of changed files
     (see `wherein.index.prepare`); 0 prepares everything in this process.
@@ -279,8 +286,10 @@ def refresh_index(
             fast=fast,
             learned=pieces.keep if pieces.wanted else None,
         )
+        processed: set[str] = set()
         with contextlib.closing(prepared), contextlib.closing(pieces):
             for item in prepared:
+                processed.add(item.entry.display_path)
                 write = _writer(store, item, known.get(item.entry.display_path), report)
                 if write is not None:
                     seen.add(item.entry.display_path)
@@ -293,6 +302,11 @@ def refresh_index(
                 done += 1
                 if progress:
                     progress("scan", done, len(entries))
+                if deadline is not None and time.monotonic() >= deadline:
+                    break  # closing `prepared` drops the queued tasks
+        left = [e.display_path for e in stale if e.display_path not in processed]
+        seen.update(left)  # not read: neither changed in the index nor gone from it
+        report.files_left = len(left)
     flush()
 
     gone = [state.id for path, state in known.items() if path not in seen]
@@ -304,7 +318,9 @@ def refresh_index(
     report.files_changed = changed
     report.files_deleted = len(gone)
     report.seconds = time.monotonic() - started
-    if report.unreadable:
+    if report.files_left:
+        report.stamp = None  # the tree is not what the index holds: walk again
+    elif report.unreadable:
         report.stamp = report.stamp.with_unreadable(report.unreadable)
     return report
 
@@ -396,6 +412,7 @@ def refresh_when_changed(
     *,
     max_file_bytes: int,
     fast_tier: Callable[[], Embedder | None] | None = None,
+    deadline: float | None = None,
 ) -> tuple[RefreshReport | None, TreeStamp | None]:
     """`refresh_index`, unless the last walk's stamp shows nothing changed (report None).
 
@@ -410,7 +427,9 @@ def refresh_when_changed(
     stamp = load_stamp(store.path.parent, key, generation)
     if stamp is not None and stamp.unchanged():
         return None, stamp
-    report = refresh_index(store, roots, max_file_bytes=max_file_bytes, fast_tier=fast_tier)
+    report = refresh_index(
+        store, roots, max_file_bytes=max_file_bytes, fast_tier=fast_tier, deadline=deadline
+    )
     remember_stamp(store, roots, max_file_bytes, report)
     return report, None if report.passing_unreadable else report.stamp
 
