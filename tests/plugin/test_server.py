@@ -268,6 +268,28 @@ def test_foreground_index_runs_to_completion(repo):
     assert "4 files seen" in result["job"]["summary"]
 
 
+def test_a_foreground_index_reports_progress_that_only_increases(tmp_path):
+    """Files scanned, then chunks embedded, each counted from zero: the notifications carry
+    one number across the stages, as MCP requires it to increase with each."""
+    files = {f"pkg/m{i:03}.py": f"def handler_{i}(request):\n    return {i}\n" for i in range(600)}
+    repo = write_tree(tmp_path / "many", files).resolve()
+    seen: list[tuple[float, float | None]] = []
+
+    async def noted(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total))
+
+    async def steps(rc):
+        arguments = {"action": "index", "run_in_background": False}
+        return await rc.client.call_tool("recall", arguments, progress_callback=noted)
+
+    result = run_session(repo, steps)
+    assert not result.is_error
+    assert seen, "no progress was reported"
+    values = [progress for progress, _ in seen]
+    assert values == sorted(set(values))  # strictly increasing
+    assert all(total == 3 and 0 < progress <= 3 for progress, total in seen)
+
+
 def test_index_that_cannot_take_the_lock_fails_as_an_error_result(repo):
     async def steps(rc):
         return await rc.recall(action="index", run_in_background=False)

@@ -367,21 +367,32 @@ async def _index(session, settings: Settings, args, report_progress) -> _Parts:
     return _Parts([job.describe()], {"job": snapshot})
 
 
+# A foreground job's progress is one number across its stages, each stage one unit: MCP
+# requires it to increase with each notification, and each stage counts from zero again
+# (files scanned, then chunks given fast vectors, then chunks embedded).
+PROGRESS_STAGES = ("scan", "fast", "embed")
+
+
 async def _follow(job: IndexJob, report_progress: ReportProgress | None) -> None:
     """Wait for a foreground job, reporting progress; cancel it if the call is cancelled."""
-    last = None
+    sent = 0.0
     try:
         while job.running:
             await anyio.sleep(FOREGROUND_POLL_S)
             s = job.snapshot()
-            now = (s["stage"], s["files_done"], s["chunks_done"])
-            if report_progress is not None and now != last:
-                last = now
-                if s["stage"] in ("fast", "embed"):
-                    done, total = s["chunks_done"], s["chunks_total"]
-                else:
-                    done, total = s["files_done"], s["files_total"]
-                await report_progress(done, total or None, one_line(job.describe()))
+            if report_progress is None or s["stage"] not in PROGRESS_STAGES:
+                continue
+            stage = PROGRESS_STAGES.index(s["stage"])
+            if stage:
+                done, total = s["chunks_done"], s["chunks_total"]
+            else:
+                done, total = s["files_done"], s["files_total"]
+            overall = stage + (min(done, total) / total if total else 0.0)
+            if overall > sent:  # never repeated, never back (a second embedding pass)
+                sent = overall
+                await report_progress(
+                    round(overall, 4), len(PROGRESS_STAGES), one_line(job.describe())
+                )
     except anyio.get_cancelled_exc_class():
         job.cancel("the call that started it was cancelled")
         raise
