@@ -132,6 +132,18 @@ def test_a_bad_argument_is_a_short_error_result_naming_it(repo, arguments, named
     assert "\x00" not in result["text"] and "\x1b" not in result["text"]
 
 
+def test_a_query_over_the_limit_is_refused_with_the_limit_named(repo):
+    """The listed schema leaves the length out (it would cost every tool listing), so the
+    refusal says it: 'is too long' alone names nothing to keep under."""
+
+    async def steps(rc):
+        return await rc.recall(query="q" * 3000)
+
+    result = run_session(repo, steps)
+    assert result["ok"] is False
+    assert "at most 2000 characters" in result["error"]["message"]
+
+
 def test_lone_surrogates_in_a_query_are_cleaned_and_answered(repo, static):
     async def steps(rc):
         return await rc.recall(query="parse_cookie \ud800 header\udcff")

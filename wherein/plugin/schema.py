@@ -384,6 +384,11 @@ def validate_arguments(arguments: dict[str, Any]) -> None:
     )
 
 
+# The limits the listed schema leaves out (each would cost every session's tool listing),
+# said in the refusal instead: "is too long" alone names no length to keep under.
+_LIMIT_WORDS = {"maxLength": "characters", "maxItems": "items", "maxProperties": "settings"}
+
+
 def _reason(error: jsonschema.exceptions.ValidationError) -> str:
     """The schema's reason, short: jsonschema quotes the offending value whole."""
     reason = error.message
@@ -391,4 +396,9 @@ def _reason(error: jsonschema.exceptions.ValidationError) -> str:
     if len(whole) > MAX_ECHO_CHARS:
         reason = reason.replace(whole, echo(error.instance))
     reason = one_line(reason)
-    return reason if len(reason) <= MAX_REASON_CHARS else reason[:MAX_REASON_CHARS] + "..."
+    if len(reason) > MAX_REASON_CHARS:
+        reason = reason[:MAX_REASON_CHARS] + "..."
+    unit = _LIMIT_WORDS.get(str(error.validator))
+    if unit is not None:
+        reason += f" (at most {error.validator_value} {unit})"
+    return reason

@@ -76,7 +76,8 @@ def _index_sentence(index: dict[str, Any], building: bool) -> str:
         return f"The index at {index['path']} cannot be read: {index['error']}."
     return (
         f"Index: {index['files']} files, {index['chunks']} chunks, "
-        f"{index['pending']['chunks']} waiting for a vector; embedder {index['embedder']}."
+        f"{index['pending']['chunks']} waiting for a vector; embedder "
+        f"{index['embedder'] or '(none yet: the fast tier and keywords rank)'}."
     )
 
 
