@@ -113,6 +113,8 @@ def test_install_changes_only_the_wherein_entry_and_uninstall_restores_the_bytes
 
     assert main(["uninstall", agent, "--workspace", str(project)]) == 0
     assert path.read_bytes() == original
+    # A project's file lies in a repository, where a backup gets committed: none is left.
+    assert Path(f"{path}.bak").exists() is not path.is_relative_to(project)
 
 
 @pytest.mark.parametrize("agent", sorted(REGISTRY))

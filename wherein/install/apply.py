@@ -6,8 +6,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from wherein.errors import ConfigError
 from wherein.install.change import FileChange
-from wherein.install.files import delete_file, unified_diff, write_atomic
+from wherein.install.files import BACKUP_SUFFIX, delete_file, read_text, unified_diff, write_atomic
 from wherein.install.plan import INSTALL, Plan
 from wherein.install.record import forget, remember
 from wherein.install.statusline import LABEL as STATUS_LINE_LABEL
@@ -40,16 +41,31 @@ def apply_plan(plan: Plan, dry_run: bool = False) -> list[Outcome]:
             delete_file(change.path)
             _remove_empty_dirs(change.created.dirs)
             forget(change.path)
-        else:
+        elif plan.action == INSTALL:
             backup = write_atomic(change.path, change.after, change.before, change.project)
-            if plan.action == INSTALL:
-                remember(change.path, change.created)
-            else:
-                forget(change.path)
+            remember(change.path, change.created)
+        else:
+            # A project's file lies in a repository, where a `.bak` gets committed: uninstall
+            # restores its bytes and drops install's backup of them, leaving no trace.
+            kept = None if change.project is not None else change.before
+            backup = write_atomic(change.path, change.after, kept, change.project)
+            forget(change.path)
+            if change.project is not None:
+                _drop_backup_of(change.path, change.after, change.project)
         if change.after_write is not None:
             change.after_write()
         outcomes.append(Outcome(change, written=True, backup=backup))
     return outcomes
+
+
+def _drop_backup_of(path: Path, restored: str, project: Path) -> None:
+    """Remove `<path>.bak` when it holds exactly the restored text (install's copy of it)."""
+    backup = path.with_name(path.name + BACKUP_SUFFIX)
+    try:
+        if read_text(backup, project) == restored:
+            delete_file(backup)
+    except ConfigError:
+        pass  # a link, a folder or another text there: not install's backup, left alone
 
 
 def format_outcome(plan: Plan, outcomes: list[Outcome], dry_run: bool) -> str:
