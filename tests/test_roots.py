@@ -16,6 +16,7 @@ from wherein.config import load_settings
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.status import read_status
 from wherein.index.store import open_store
+from wherein.packages.suggest import PackageSuggestion, add_packages_command
 from wherein.root_suggestions import suggest_roots
 from wherein.roots import plan_roots, split_entry
 from wherein.search import run_search
@@ -447,6 +448,11 @@ def test_without_a_virtualenv_the_python3_on_path_is_asked(tmp_path, monkeypatch
             f"imported by 1 file (no distribution lists it), in the python3 on PATH ({python})",
         )
     ]
+    # `roots add` looks in virtualenvs only: the command printed names the interpreter.
+    assert suggestions[0].python == str(python)
+    found = PackageSuggestion("attrs", "python", suggestions[0].reason, suggestions[0].python)
+    command = add_packages_command(ws, [found])
+    assert command == f"wherein roots add attrs --python {python} --workspace {ws}"
 
 
 def test_a_planted_virtualenv_cannot_link_a_package_out_or_hang_on_its_metadata(

@@ -16,7 +16,7 @@ import shlex
 import shutil
 import subprocess
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from wherein.config import all_inside
@@ -56,6 +56,9 @@ class RootSuggestion:
     reason: str
     importers: int | None = None  # python: how many of the workspace's files import it
     distributions: tuple[str, ...] = field(default=())  # python: "name version" of each
+    # python: the interpreter it was found through, when no virtualenv gave it (the python3
+    # on PATH): `roots add` must be told, as it looks in virtualenvs only.
+    python: str | None = None
 
     def to_json(self) -> dict[str, str | int | list[str]]:
         shown: dict[str, str | int | list[str]] = {
@@ -92,17 +95,7 @@ def suggest_roots(workspace: Path, configured: list[str]) -> list[RootSuggestion
         taken.add(resolved)
         label = _free_label(workspace, suggestion.label, labels)
         labels.add(label)
-        kept.append(
-            RootSuggestion(
-                f"{label}={suggestion.path}",
-                label,
-                suggestion.path,
-                suggestion.kind,
-                suggestion.reason,
-                suggestion.importers,
-                suggestion.distributions,
-            )
-        )
+        kept.append(replace(suggestion, entry=f"{label}={suggestion.path}", label=label))
     return kept
 
 
@@ -110,7 +103,7 @@ def _python_suggestions(workspace: Path, imports: Counter[str]) -> list[RootSugg
     """Each imported package found in an environment of the workspace, the first environment
     that has it, those imported by the most files first."""
     chosen: dict[str, RootSuggestion] = {}
-    for site, where in _site_packages(workspace):
+    for site, where, python in _site_packages(workspace):
         in_workspace = _inside(workspace, site)
         wanted = [name for name in imports if name not in chosen]
         for name, package in installed_packages(site, wanted).items():
@@ -121,7 +114,7 @@ def _python_suggestions(workspace: Path, imports: Counter[str]) -> list[RootSugg
             reason = f"imported by {count} file{'s' if count != 1 else ''} ({provided}), {where}"
             suggestion = _suggestion(workspace, package.path, name, "python", reason)
             chosen[name] = RootSuggestion(
-                "", name, suggestion.path, "python", reason, count, package.distributions
+                "", name, suggestion.path, "python", reason, count, package.distributions, python
             )
     return sorted(chosen.values(), key=lambda s: (-(s.importers or 0), s.label))
 
@@ -163,12 +156,14 @@ def _free_label(workspace: Path, label: str, taken: set[str]) -> str:
     return candidate
 
 
-def _site_packages(workspace: Path) -> list[tuple[Path, str]]:
-    places: list[tuple[Path, str]] = []
+def _site_packages(workspace: Path) -> list[tuple[Path, str, str | None]]:
+    """(site-packages, where it is, the interpreter to name when no virtualenv gave it)."""
+    places: list[tuple[Path, str, str | None]] = []
     active = os.environ.get("VIRTUAL_ENV")
     if active:
         places += [
-            (p, "in the active virtualenv ($VIRTUAL_ENV)") for p in venv_site_packages(Path(active))
+            (p, "in the active virtualenv ($VIRTUAL_ENV)", None)
+            for p in venv_site_packages(Path(active))
         ]
     try:
         tops = sorted(p for p in workspace.iterdir() if (p / "pyvenv.cfg").is_file())
@@ -176,7 +171,7 @@ def _site_packages(workspace: Path) -> list[tuple[Path, str]]:
         tops = []
     for venv in tops:
         places += [
-            (p, f"in the workspace's virtualenv {venv.name}")
+            (p, f"in the workspace's virtualenv {venv.name}", None)
             for p in venv_site_packages(venv)
             if _inside(workspace, p)
         ]
@@ -184,14 +179,14 @@ def _site_packages(workspace: Path) -> list[tuple[Path, str]]:
     if python:
         purelib = _ask_python(python)
         if purelib is not None:
-            places.append((purelib, f"in the python3 on PATH ({python})"))
+            places.append((purelib, f"in the python3 on PATH ({python})", python))
     seen: set[Path] = set()
     unique = []
-    for path, reason in places:
+    for path, reason, interpreter in places:
         resolved = path.resolve()
         if resolved not in seen and resolved.is_dir():
             seen.add(resolved)
-            unique.append((path, reason))
+            unique.append((path, reason, interpreter))
     return unique
 
 

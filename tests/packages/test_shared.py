@@ -179,3 +179,16 @@ def test_a_planted_copy_of_a_version_never_reaches_another_workspace(tmp_path, s
     mine = search(honest, "draw a widget on the canvas with a border")
     assert mine.hits[0].path == "widgetlib@1.2.0/widgetlib/render.py"
     assert mine.hits[0].source_path == str(honest / SITE / "widgetlib/render.py")
+
+
+def test_roots_add_into_your_own_file_says_every_workspace_gets_the_package(tmp_path, capsys):
+    """`--user` (or a package outside the workspace) writes to your own config file, which
+    every workspace reads: the command says so, as one project's change would not."""
+    from wherein.cli import main
+
+    workspace = widgets_workspace(tmp_path / "ws").resolve()
+    assert main(["roots", "add", "widgetlib", "--user", "--workspace", str(workspace)]) == 0
+    err = capsys.readouterr().err
+    assert "every workspace now searches these packages" in err
+    assert main(["roots", "add", "paintlib", "--workspace", str(workspace)]) == 0
+    assert "every workspace" not in capsys.readouterr().err  # the workspace's own file

@@ -61,6 +61,7 @@ def handle_roots(args: argparse.Namespace) -> int:
 
 
 def _roots_add(args: argparse.Namespace) -> int:
+    from wherein.config import user_config_path
     from wherein.packages.adding import add_packages
     from wherein.progress import ProgressDisplay
 
@@ -85,4 +86,10 @@ def _roots_add(args: argparse.Namespace) -> int:
         )
         show(f"{build.package.label}\t{len(build.package.files)} files, shared index {how}")
     show(f"scope.packages in {added.config_path}: {', '.join(added.entries)}")
+    if added.config_path == user_config_path():
+        say(
+            f"{added.config_path} is your own config file: every workspace now searches these "
+            "packages beside its own code. 'wherein config set scope.packages ...' there "
+            "changes the list."
+        )
     return 0

@@ -29,6 +29,7 @@ class PackageSuggestion:
     entry: str
     kind: str  # "python" | "node"
     reason: str
+    python: str | None = None  # the interpreter `roots add` must be told of (`RootSuggestion`)
 
     def to_json(self) -> dict[str, str]:
         return {"entry": self.entry, "kind": self.kind, "reason": self.reason}
@@ -47,7 +48,7 @@ def suggest_packages(
             name = provided.split(" ", 1)[0]
             if _name(name) not in taken:
                 taken.add(_name(name))
-                found.append(PackageSuggestion(name, "python", folder.reason))
+                found.append(PackageSuggestion(name, "python", folder.reason, folder.python))
     for name in _declared(workspace):
         entry = f"npm:{name}"
         if _name(entry) not in taken and (workspace / "node_modules" / name).is_dir():
@@ -59,7 +60,10 @@ def suggest_packages(
 def add_packages_command(workspace: Path, suggestions: list[PackageSuggestion]) -> str:
     """The one command that adds every suggested package."""
     names = " ".join(shlex.quote(s.entry) for s in suggestions)
-    return f"wherein roots add {names} --workspace {shlex.quote(str(workspace))}"
+    # Found through the python3 on PATH, not a virtualenv: `roots add` looks in those only.
+    python = next((s.python for s in suggestions if s.python), None)
+    told = f" --python {shlex.quote(python)}" if python else ""
+    return f"wherein roots add {names}{told} --workspace {shlex.quote(str(workspace))}"
 
 
 def _declared(workspace: Path) -> list[str]:
