@@ -9,6 +9,8 @@ import pytest
 
 from tests.helpers import cli, write_tree
 from tests.index.processes import assert_one_sentence
+from wherein.config import config_set
+from wherein.errors import ConfigError
 from wherein.index.location import data_home
 
 REPO = {"app/routing.py": "def add_route(path, handler):\n    pass\n"}
@@ -60,3 +62,13 @@ def test_a_malformed_user_config_file_is_one_sentence_naming_it(capsys, repo, bo
     assert code == 2 and out == ""
     assert str(path) in assert_one_sentence(err)
     assert not data_home().exists()
+
+
+def test_a_bad_value_given_on_its_own_is_named_once_with_its_bound_as_written(tmp_path):
+    """`config set` and `configure` give a value alone: the message does not place it "in the
+    value for" the key it already names, and a bound reads as a number, not 1.09951e+12."""
+    with pytest.raises(ConfigError) as caught:
+        config_set("search.limit", "abc", tmp_path / "config.toml")
+    assert str(caught.value) == "Bad value 'abc' for 'search.limit': expected a whole number."
+    with pytest.raises(ConfigError, match=r"must be at most 1,099,511,627,776\.$"):
+        config_set("walk.max_file_bytes", str(1 << 41), tmp_path / "config.toml")

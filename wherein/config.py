@@ -344,7 +344,7 @@ def config_set(key: str, raw_value: str, path: Path, *, workspace_file: bool = F
     import tomlkit
 
     spec = _spec(key)
-    value, _ = coerce_value(key, spec, parse_text(spec, raw_value), f"the value for '{key}'")
+    value, _ = coerce_value(key, spec, parse_text(spec, raw_value), "")
     if workspace_file:
         refusal = _workspace_value(key, value, load_settings()[key], path.parent)[1]
         if refusal:

@@ -110,9 +110,13 @@ def parse_text(spec: KeySpec, text: str) -> Any:
 
 
 def coerce_value(key: str, spec: KeySpec, value: Any, where: str) -> tuple[Any, str | None]:
-    """Check `value` against `spec`; return the value to use and an optional warning."""
+    """Check `value` against `spec`; return the value to use and an optional warning.
+
+    `where` names the file or "the environment"; "" for a value given on its own (`config
+    set`, recall's `configure`), which the message then does not place."""
     kind = spec.kind
-    bad = f"Bad value {'(hidden)' if spec.secret else echo(value)} for '{key}' in {where}"
+    where = f" in {where}" if where else ""
+    bad = f"Bad value {'(hidden)' if spec.secret else echo(value)} for '{key}'{where}"
     if kind == "bool":
         if not isinstance(value, bool):
             raise ConfigError(f"{bad}: expected true or false.")
@@ -146,7 +150,7 @@ def coerce_value(key: str, spec: KeySpec, value: Any, where: str) -> tuple[Any, 
     if spec.secret and any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in value):
         # httpx would refuse it as a header and quote it back in the error it raises.
         raise ConfigError(
-            f"The value of '{key}' in {where} contains a line break or another control "
+            f"The value of '{key}'{where} contains a line break or another control "
             "character; no server accepts that in a header. Set it again without them."
         )
     if spec.choices is not None:
@@ -164,9 +168,14 @@ def _check(spec: KeySpec, value: Any, bad: str) -> None:
 
 def _check_range(value: float, spec: KeySpec, bad: str) -> None:
     if spec.minimum is not None and value < spec.minimum:
-        raise ConfigError(f"{bad}: must be at least {spec.minimum:g}.")
+        raise ConfigError(f"{bad}: must be at least {_number(spec.minimum)}.")
     if spec.maximum is not None and value > spec.maximum:
-        raise ConfigError(f"{bad}: must be at most {spec.maximum:g}.")
+        raise ConfigError(f"{bad}: must be at most {_number(spec.maximum)}.")
+
+
+def _number(value: float) -> str:
+    """A bound as a person writes it: 1,099,511,627,776, not 1.09951e+12."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
 def _clamp_timeout(key: str, spec: KeySpec, value: float, where: str) -> tuple[float, str | None]:
@@ -177,7 +186,7 @@ def _clamp_timeout(key: str, spec: KeySpec, value: float, where: str) -> tuple[f
     else:
         return value, None
     return clamped, (
-        f"Timeout {value!r} for '{key}' in {where} is out of range; using {clamped:g} s "
+        f"Timeout {value!r} for '{key}'{where} is out of range; using {clamped:g} s "
         f"(allowed {MIN_TIMEOUT_S:g} to {MAX_TIMEOUT_S:g})."
     )
 
