@@ -239,7 +239,9 @@ def _add_search_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--workspace", help="the folder to search (default: the project around the current folder)"
     )
-    command.add_argument("--limit", type=int, help="how many results (default 8)")
+    command.add_argument(
+        "--limit", type=int, help="how many results (default: search.limit, 8 unless set)"
+    )
     command.add_argument("--path", help="only results under this folder of the workspace")
     command.add_argument("--focus", help="rank only inside this folder of the workspace")
     add_result_options(command)

@@ -137,7 +137,7 @@ def _input_schema(checked: bool) -> dict[str, Any]:
                 "type": "integer",
                 "minimum": 1,
                 "maximum": AGENT_MAX_LIMIT,
-                "description": "Excerpts to return (default 8).",
+                "description": "Excerpts to return (default: search.limit, 8 unless set).",
             },
             "path": text("Only results under this folder."),
             "focus": text("Rank only inside this folder; '.' for the whole workspace."),
