@@ -238,7 +238,9 @@ def _run(
     line = None
     if index:
         line, built = index_workspace(workspace, settings, progress)
-        notices.extend(built)
+        # Said of a copy under a temporary home ("discarded N vectors" when the variant
+        # changes the model): the user's own index is untouched, which the notice must say.
+        notices.extend(f"In this variant's temporary copy of the index: {n}" for n in built)
     tiers = variant.tiers
     embedder = fast = None
     try:
