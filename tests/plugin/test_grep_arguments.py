@@ -72,7 +72,8 @@ def test_related_answers_with_the_origin_and_leaves_it_out(repo):
     assert result["ok"] and result["action"] == "related"
     headline = result["text"].split("\n", 1)[0]
     count = len(result["results"])
-    assert headline == f"{count} results like shapes/area.py:1-20 (circle_area)."
+    # The origin's place, not its names: they are the repository's text, kept in the fence.
+    assert headline == f"{count} results like shapes/area.py:1-20."
     assert result["results"] and all(
         (path, start) != ("shapes/area.py", 1) for path, start, _ in result["results"]
     )

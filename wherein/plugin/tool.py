@@ -247,8 +247,9 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     where = f" under {path}" if path else ""
     about = f"for {result.query!r}"
     if result.origin is not None:  # the text says what was compared; the schema stays as it was
-        names = ", ".join(result.origin.symbols[:3])
-        about = f"like {result.origin.label}" + (f" ({names})" if names else "")
+        # Its place only: its declared names are the repository's text (a Markdown chunk's
+        # are its headings, prose of anyone's choosing), which stays inside the fence.
+        about = f"like {result.origin.label}"
     focus_words = _focus_words(result.scope, args.get("focus"))
     lines = [f"{count} result{'s' if count != 1 else ''} {about}{where}{focus_words}."]
     if capped:
