@@ -112,3 +112,28 @@ def test_a_folder_in_place_of_the_index_is_moved_aside_and_logged(repo, caplog):
         f"The index at {path} was unreadable (index.db is a folder, not a regular file); "
         f"moved it to {aside} and started a new one."
     )
+
+
+class _ForgetsFirst(HashingEmbedder):
+    """`wherein forget` while the first batch is embedded, between its read and its write."""
+
+    def __init__(self, repo) -> None:
+        super().__init__()
+        self.repo = repo
+
+    def embed(self, texts):
+        if self.calls == 0:
+            from wherein.index.removal import remove_index
+            from wherein.storage.paths import data_home
+
+            assert remove_index(index_dir(self.repo), data_home()).removed
+        return super().embed(texts)
+
+
+def test_a_fill_whose_index_was_forgotten_stops_and_makes_none_again(repo):
+    """Taking the lock made the folder again, and opening it an empty index that no
+    workspace record names (`wherein gc` never removes such a folder)."""
+    embedder = _ForgetsFirst(repo)
+    assert backfill_full_tier(repo, embedder, threading.Event()) == 0
+    assert embedder.calls == 1
+    assert not index_dir(repo).exists()

@@ -52,13 +52,22 @@ def backfill_full_tier(
     """
     directory = index_dir(workspace)
     path = directory / INDEX_FILE_NAME
+    started_on = _file_identity(path)
     done = 0
     while not stop.is_set():
+        # The index it started on, removed (`wherein forget`) or replaced since: taking the
+        # lock would make its folder again, and opening it an empty index no workspace
+        # record names, which `wherein gc` never removes.
+        if started_on is None or _file_identity(path) != started_on:
+            logger.info("The index of %s is gone; its background fill stops.", workspace)
+            return done
         pending = _locked(directory, stop, guard, lambda: _read_batch(path, embedder))
         if not pending:
             return done
         vectors = embedder.embed([text for _, text in pending])
         items = list(zip([h for h, _ in pending], vectors, strict=True))
+        if _file_identity(path) != started_on:
+            continue  # said and stopped above
         write = functools.partial(_write_batch, path, items)
         if _locked(directory, stop, guard, write) is None:
             return done
@@ -66,6 +75,14 @@ def backfill_full_tier(
         if progress is not None:
             progress(done, done + _pending(path))
     return done
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 def _locked(directory: Path, stop: threading.Event, guard: threading.Lock | None, work: Callable):
