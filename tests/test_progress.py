@@ -62,3 +62,48 @@ def test_loading_the_model_is_a_stage_of_its_own(tmp_path):
     assert names.index("model") < names.index("embed")
     assert ("model", 0, 1) in stages and ("model", 1, 1) in stages
     assert stages.index(("model", 1, 1)) < names.index("embed")
+
+
+def test_a_lazy_bar_is_drawn_only_once_there_is_work_left():
+    """A search in a terminal: nothing to read draws nothing (and imports no rich)."""
+    leader, follower = os.openpty()
+    try:
+        with (
+            open(follower, "w", encoding="utf-8") as stream,
+            ProgressDisplay(stream, lazy=True) as display,
+        ):
+            display.update("scan", 10, 10)  # every file unchanged
+            stream.flush()
+            assert display._progress is None
+            display.update("scan", 3, 10)
+            display.update("scan", 10, 10)
+            stream.flush()
+            drawn = _read_all(leader)
+        assert b"Reading files" in drawn
+    finally:
+        os.close(leader)
+
+
+def test_a_first_search_reports_the_files_it_reads(tmp_path):
+    from tests.helpers import HashingEmbedder, write_tree
+    from wherein.config import load_settings
+    from wherein.search import run_search
+
+    files = {f"m{i}.py": f"def handler_{i}(request):\n    return {i}\n" for i in range(5)}
+    repo = write_tree(tmp_path / "repo", files)
+    steps: list[tuple[str, int, int]] = []
+
+    def search():
+        return run_search(
+            "handler",
+            workspace=repo,
+            settings=load_settings(repo),
+            fast_embedder=HashingEmbedder(),
+            progress=lambda *step: steps.append(step),
+        )
+
+    search()
+    assert steps and steps[-1] == ("scan", 5, 5)
+    steps.clear()
+    search()  # nothing changed: the saved stamp replaces the walk, nothing to report
+    assert steps == []

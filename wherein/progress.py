@@ -21,37 +21,45 @@ STAGE_LABELS = {
 
 
 class ProgressDisplay:
-    """Context manager whose `update(stage, done, total)` drives one rich bar per stage."""
+    """Context manager whose `update(stage, done, total)` drives one rich bar per stage.
 
-    def __init__(self, stream: TextIO) -> None:
+    With `lazy`, nothing is drawn (nor rich imported, 40 ms) until an update shows work
+    left: a search in a terminal draws a bar only when it has files to read.
+    """
+
+    def __init__(self, stream: TextIO, lazy: bool = False) -> None:
         self.enabled = stream.isatty()
         self.stream = stream
+        self.lazy = lazy
         self._progress = None
         self._tasks: dict[str, object] = {}
         self._drawn_at = 0.0
 
     def __enter__(self) -> ProgressDisplay:
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-
-            self._progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                console=Console(file=self.stream),
-                transient=True,
-                auto_refresh=False,
-            )
-            self._progress.start()
+        if self.enabled and not self.lazy:
+            self._start()
         return self
+
+    def _start(self) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(file=self.stream),
+            transient=True,
+            auto_refresh=False,
+        )
+        self._progress.start()
 
     def __exit__(self, *exc: object) -> None:
         if self._progress is not None:
@@ -59,7 +67,9 @@ class ProgressDisplay:
 
     def update(self, stage: str, done: int, total: int) -> None:
         if self._progress is None:
-            return
+            if not (self.enabled and self.lazy and done < total):
+                return
+            self._start()
         task = self._tasks.get(stage)
         if task is None:
             task = self._progress.add_task(STAGE_LABELS.get(stage, stage), total=total)

@@ -24,7 +24,7 @@ from wherein.hits import Hit, SearchResult
 from wherein.index.location import INDEX_FILE_NAME
 from wherein.index.owner import mark_used
 from wherein.index.query_vectors import QueryVectors
-from wherein.index.refresh import search_lock
+from wherein.index.refresh import Progress, search_lock
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import TIERS
 from wherein.packages.federation import federate, release
@@ -74,6 +74,7 @@ def run_search(
     files: FileFilter | None = None,
     match: TextMatch | None = None,
     excerpt_lines: int | None = None,
+    progress: Progress | None = None,
 ) -> SearchResult:
     """Answer one query over the workspace, bringing the fast tiers up to date first.
 
@@ -98,7 +99,8 @@ def run_search(
     `files` keeps the files it allows, and `match` (exact or regex mode) the chunks whose text
     holds it: both narrow what every ranker sees, before the limit. With a match the query
     may be empty: an exact literal then ranks as the query, a pattern by how often it matches.
-    `excerpt_lines` overrides `search.excerpt_lines` for this search.
+    `excerpt_lines` overrides `search.excerpt_lines` for this search. `progress` hears the
+    refresh's reading of changed files (`wherein index`'s stages), for a terminal's bar.
 
     Raises:
         UsageError: an empty query, a bad limit, or a path outside the workspace.
@@ -121,7 +123,11 @@ def run_search(
     text = request.text
     exact_only = not asked and match is not None and match.kind == EXACT
     request = replace(
-        request, rank_text=text if asked or exact_only else None, files=files, match=match
+        request,
+        rank_text=text if asked or exact_only else None,
+        files=files,
+        match=match,
+        progress=progress,
     )
     models = SearchModels(settings, embedder, fast_embedder, tiers)
     # Started first so the model thinks while the index is refreshed; collected in _rank.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wherein.config import Settings
 from wherein.errors import UsageError
@@ -18,6 +19,9 @@ from wherein.related import Place
 from wherein.roots import RootPlan, plan_roots
 from wherein.scope import Scope, narrowest_prefix, relative_folder, resolve_scope
 from wherein.text_match import TextMatch
+
+if TYPE_CHECKING:
+    from wherein.index.refresh import Progress
 
 __all__ = ["MAX_LIMIT", "MAX_QUERY_CHARS", "SearchRequest", "build_request"]
 
@@ -47,6 +51,7 @@ class SearchRequest:
     match: TextMatch | None = None
     related: Place | None = None
     packages: PackagePlan | None = None  # the shared package indexes ranked beside the workspace
+    progress: Progress | None = None  # hears the refresh's stages (a terminal's bar)
 
 
 def build_request(

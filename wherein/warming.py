@@ -62,6 +62,7 @@ def warm_index(
                 max_file_bytes=max_file_bytes,
                 fast_tier=models.fast_tier(warnings),
                 deadline=deadline,
+                progress=request.progress,
             )
         except IndexUnwritable as err:
             # A full disk must not cost the answer: rank what the index already holds.

@@ -42,6 +42,7 @@ def handle_index(args: argparse.Namespace) -> int:
 
 
 def handle_search(args: argparse.Namespace) -> int:
+    from wherein.progress import ProgressDisplay
     from wherein.result_options import result_filters, text_match
     from wherein.search import run_search
 
@@ -50,17 +51,22 @@ def handle_search(args: argparse.Namespace) -> int:
     files, match = result_filters(args), text_match(args)
     workspace = workspace_of(args)
     settings = settings_for(workspace)
-    result = run_search(
-        args.query,
-        workspace=workspace,
-        settings=settings,
-        limit=args.limit,
-        path=args.path,
-        focus=args.focus,
-        files=files,
-        match=match,
-        excerpt_lines=args.lines,
-    )
+    # A bar on a terminal while a first search reads the files (a minute for a large tree);
+    # drawn only once there is something to read, so a search that has nothing to do pays
+    # no import of rich.
+    with ProgressDisplay(sys.stderr, lazy=True) as display:
+        result = run_search(
+            args.query,
+            workspace=workspace,
+            settings=settings,
+            limit=args.limit,
+            path=args.path,
+            focus=args.focus,
+            files=files,
+            match=match,
+            excerpt_lines=args.lines,
+            progress=display.update if display.enabled else None,
+        )
     return _print_result(result, args)
 
 

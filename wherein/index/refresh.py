@@ -413,6 +413,7 @@ def refresh_when_changed(
     max_file_bytes: int,
     fast_tier: Callable[[], Embedder | None] | None = None,
     deadline: float | None = None,
+    progress: Progress | None = None,
 ) -> tuple[RefreshReport | None, TreeStamp | None]:
     """`refresh_index`, unless the last walk's stamp shows nothing changed (report None).
 
@@ -428,7 +429,12 @@ def refresh_when_changed(
     if stamp is not None and stamp.unchanged():
         return None, stamp
     report = refresh_index(
-        store, roots, max_file_bytes=max_file_bytes, fast_tier=fast_tier, deadline=deadline
+        store,
+        roots,
+        max_file_bytes=max_file_bytes,
+        fast_tier=fast_tier,
+        deadline=deadline,
+        progress=progress,
     )
     remember_stamp(store, roots, max_file_bytes, report)
     return report, None if report.passing_unreadable else report.stamp
