@@ -84,6 +84,8 @@ def rows(path: Path) -> dict[str, list]:
         (["search"], "query"),
         ([], "command"),
         (["config", "set", "search.limit"], "value"),
+        (["search", "router", "--bogus"], "See 'wherein search --help'"),
+        (["index", "{repo}"], "goes after --workspace). See 'wherein index --help'"),
     ],
 )
 def test_usage_errors_exit_2_with_one_sentence_and_create_nothing(capsys, repo, args, named):

@@ -7,6 +7,7 @@ for each is chosen in `wherein.cli.app.HANDLERS`.
 from __future__ import annotations
 
 import argparse
+import os
 
 from wherein import __version__
 from wherein.completion import SHELLS
@@ -39,6 +40,24 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         # `prog` is the full command ("wherein", "wherein config set"), so the hint runs as typed.
         self.exit(2, f"wherein: {one_line(message)}. See '{self.prog} --help'.\n")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        """argparse's, but arguments left over are refused by the command they were given to,
+        whose help names what it takes (the top parser's pointed at `wherein --help`)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self._command_parser(parsed) or self
+            hint = ""
+            if any(os.path.isdir(extra) for extra in extras if not extra.startswith("-")):
+                hint = " (a folder to work in goes after --workspace)"
+            command.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return parsed
+
+    def _command_parser(self, parsed: argparse.Namespace) -> argparse.ArgumentParser | None:
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return action.choices.get(getattr(parsed, action.dest, None) or "")
+        return None
 
 
 def build_parser() -> argparse.ArgumentParser:
