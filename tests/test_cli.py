@@ -85,6 +85,8 @@ def rows(path: Path) -> dict[str, list]:
         ([], "command"),
         (["config", "set", "search.limit"], "value"),
         (["search", "router", "--bogus"], "See 'wherein search --help'"),
+        (["search", "router", "--workspace", ""], "--workspace is empty"),
+        (["search", "\udcff\udcfe", "--workspace", "{repo}"], "no readable text"),
         (["index", "{repo}"], "goes after --workspace). See 'wherein index --help'"),
     ],
 )

@@ -60,11 +60,13 @@ PATHS = [
 def test_globs_keep_what_gitignore_semantics_keep(patterns):
     """pathspec (the reference) and the filter agree on every path."""
     reference = pathspec.GitIgnoreSpec.from_lines(patterns)
-    allowed = file_filter(globs=patterns).matcher()
+    # Globs that only take files back keep none: refused (the test below), excludes are not.
+    only_back = all(pattern.startswith("!") for pattern in patterns)
+    allowed = None if only_back else file_filter(globs=patterns).matcher()
     dropped = file_filter(excludes=patterns).matcher()
     for path in PATHS:
         expected = reference.match_file(path)
-        assert allowed(path, "text") == expected, path
+        assert allowed is None or allowed(path, "text") == expected, path
         assert dropped(path, "text") == (not expected), path
 
 
@@ -90,3 +92,26 @@ def test_a_backtracking_glob_answers_at_once(tmp_path):
 def test_a_glob_of_too_many_stars_is_a_usage_error():
     with pytest.raises(UsageError, match="more than 32"):
         file_filter(globs=["*a" * 40])
+
+
+def test_a_glob_that_only_takes_files_back_is_a_usage_error_naming_the_exclude():
+    with pytest.raises(UsageError, match="keeps none.*--exclude '\\*.py'"):
+        file_filter(globs=["!*.py"])
+    file_filter(globs=["*.py", "!test_*.py"])  # keeps some, takes some back: fine
+
+
+def test_a_filter_that_no_indexed_file_passes_says_so(tmp_path):
+    from tests.helpers import HashingEmbedder, write_tree
+    from wherein.config import load_settings
+    from wherein.search import run_search
+
+    repo = write_tree(tmp_path / "repo", {"app/main.py": "def handler(request):\n    pass\n"})
+    result = run_search(
+        "handler",
+        workspace=repo,
+        settings=load_settings(repo),
+        fast_embedder=HashingEmbedder(),
+        files=file_filter(globs=["nomatch/*.zz"]),
+    )
+    assert result.hits == []
+    assert "No indexed file passes --glob 'nomatch/*.zz'" in " ".join(result.warnings)

@@ -81,7 +81,15 @@ def file_filter(
     """
     lang_name, glob_name, exclude_name = names
     chosen = frozenset(_language(value, lang_name) for value in languages)
-    return FileFilter(chosen, _patterns(globs, glob_name), _patterns(excludes, exclude_name))
+    kept = _patterns(globs, glob_name)
+    if kept and all(pattern.lstrip().startswith("!") for pattern in kept):
+        # Lines that only take files back keep nothing: the search would answer nothing.
+        raise UsageError(
+            f"{glob_name} {echo(kept[0])} only takes files back, so it keeps none: a glob "
+            f"names the files to keep. To leave files out, give {exclude_name} "
+            f"{echo(kept[0].lstrip()[1:])} instead."
+        )
+    return FileFilter(chosen, kept, _patterns(excludes, exclude_name))
 
 
 def _language(value: str, name: str) -> str:
@@ -115,10 +123,10 @@ def _patterns(values: Sequence[str], name: str) -> tuple[str, ...]:
                 f"{name} {echo(pattern)} has more than {MAX_LINE_WILDCARDS} `*` wildcards; "
                 "give simpler patterns."
             ) from None
-        except (ValueError, re.error) as err:  # Unmatchable is a ValueError
+        except (ValueError, re.error):  # Unmatchable is a ValueError
             raise UsageError(
                 f"{name} {echo(pattern)} is not a gitignore-style pattern that can match a "
-                f"path ({err}); write it as a .gitignore line, such as '*.py' or 'tests/'."
+                "path; write it as a .gitignore line, such as '*.py' or 'tests/'."
             ) from None
     return patterns
 

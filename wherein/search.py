@@ -38,6 +38,7 @@ from wherein.search_request import SearchRequest, build_request
 from wherein.search_steps import SearchSteps, no_expansion
 from wherein.text_match import EXACT, TextMatch
 from wherein.tier_view import TierView, tier_coverage
+from wherein.untrusted import echo
 from wherein.warming import warm_index
 
 __all__ = [
@@ -222,6 +223,17 @@ def _discard_vector_cache(
             store.close()
 
 
+def _filtered_out(files: FileFilter) -> str:
+    """Why a filtered search answers nothing: every ranker ranks what passes the filter, so
+    an empty answer means no indexed file does (a pattern that matches none, say)."""
+    named = [
+        *(f"--lang {language}" for language in sorted(files.languages)),
+        *(f"--glob {echo(pattern)}" for pattern in files.globs),
+        *(f"--exclude {echo(pattern)}" for pattern in files.excludes),
+    ]
+    return f"No indexed file passes {' '.join(named)}: check the patterns against the paths."
+
+
 def _search_index(
     request: SearchRequest,
     models: SearchModels,
@@ -264,6 +276,8 @@ def _search_index(
                     hits, source_chars = rank_chunks(
                         ranked, request, view, warnings, steps, resident
                     )
+                    if not hits and request.files is not None and request.files.active:
+                        warnings.append(_filtered_out(request.files))
                     if request.scope.focus and request.rank_text is not None:
                         warnings.extend(
                             scope_notice(ranked, request.scope.focus, view, request.rank_text, hits)

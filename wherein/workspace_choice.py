@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from wherein.errors import WorkspaceError
+from wherein.errors import UsageError, WorkspaceError
 from wherein.workspace import resolve_workspace
 
 __all__ = ["PROJECT_MARKERS", "WorkspaceChoice", "choose_workspace"]
@@ -55,6 +55,11 @@ def choose_workspace(explicit: str | os.PathLike[str] | None) -> WorkspaceChoice
             `--workspace` naming it.
     """
     if explicit is not None:
+        if not os.fspath(explicit).strip():  # `--workspace ""`, an unset variable: not here
+            raise UsageError(
+                "--workspace is empty: name the folder to work in, or leave the option out "
+                "to work in the project around the current folder."
+            )
         return WorkspaceChoice(resolve_workspace(explicit), CHOSEN_BY_FLAG)
     here = resolve_workspace(None)
     too_wide = _too_wide()
