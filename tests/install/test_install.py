@@ -265,6 +265,15 @@ def test_command_override_for_a_shared_project_file(project):
     assert entry == {"type": "stdio", "command": "wherein", "args": ["serve"]}
 
 
+def test_a_command_this_machine_cannot_run_is_written_with_a_warning(project, capsys):
+    """A teammate may have it; an agent here would fail to start wherein: say so."""
+    missing = str(project / "no" / "such" / "wherein")
+    assert install("claude", "--project", "--command", missing, "--workspace", str(project)) == 0
+    assert "is not a program this machine can run" in capsys.readouterr().err
+    entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["wherein"]
+    assert entry["command"] == missing
+
+
 def test_reinstall_updates_the_command_and_keeps_keys_the_user_added(project):
     path = user_file("cursor", project)
     path.parent.mkdir(parents=True)

@@ -5,11 +5,12 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 
 from wherein.cli.arguments import cwd_workspace, workspace_of
-from wherein.cli.output import show
-from wherein.untrusted import visible
+from wherein.cli.output import say, show
+from wherein.untrusted import echo, visible
 
 __all__ = [
     "handle_completion",
@@ -49,11 +50,19 @@ def handle_install(args: argparse.Namespace) -> int:
     workspace = workspace_of(args)
     if args.command == "install":
         scope = "project" if args.project else "user"
+        command = server_command(args.command_name)
+        if args.command_name and shutil.which(command[0]) is None:
+            # Written all the same: a project file may name a program teammates have.
+            say(
+                f"{echo(command[0])} is not a program this machine can run (not on PATH, no "
+                "executable file there): an agent here would fail to start wherein with it. "
+                "'wherein doctor' starts the registered command to check."
+            )
         plan = plan_install(
             args.agents,
             scope,
             workspace,
-            server_command(args.command_name),
+            command,
             args.with_instructions,
             args.statusline,
             args.force,
