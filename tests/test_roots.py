@@ -16,7 +16,7 @@ from wherein.config import load_settings
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.status import read_status
 from wherein.index.store import open_store
-from wherein.packages.suggest import PackageSuggestion, add_packages_command
+from wherein.packages.environment import python_environments
 from wherein.root_suggestions import suggest_roots
 from wherein.roots import plan_roots, split_entry
 from wherein.search import run_search
@@ -436,7 +436,9 @@ def test_without_a_virtualenv_the_python3_on_path_is_asked(tmp_path, monkeypatch
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     python = bin_dir / "python3"
-    python.write_text(f"#!/bin/sh\necho {site}\n")
+    # Asked for purelib (`roots suggest`), or for its site folders as JSON (`roots add`).
+    answer = f'if [ "$1" = -I ]; then echo \'["{site}"]\'; else echo {site}; fi'
+    python.write_text(f"#!/bin/sh\n{answer}\n")
     python.chmod(0o755)
     (site / "attr").mkdir()
     ws = write_tree(tmp_path / "ws", {"main.py": "import attr\nprint(1)\n"})
@@ -448,11 +450,11 @@ def test_without_a_virtualenv_the_python3_on_path_is_asked(tmp_path, monkeypatch
             f"imported by 1 file (no distribution lists it), in the python3 on PATH ({python})",
         )
     ]
-    # `roots add` looks in virtualenvs only: the command printed names the interpreter.
-    assert suggestions[0].python == str(python)
-    found = PackageSuggestion("attrs", "python", suggestions[0].reason, suggestions[0].python)
-    command = add_packages_command(ws, [found])
-    assert command == f"wherein roots add attrs --python {python} --workspace {ws}"
+    # `roots add` looks where suggest looked: with no virtualenv, the python3 on PATH, so the
+    # command printed runs as printed (and no `scope.python` is written for every workspace).
+    (environment,), problem = python_environments(ws, None, inside_only=False)
+    assert problem is None and environment.site_packages == (site,)
+    assert f"python3 on PATH ({python})" in environment.where
 
 
 def test_a_planted_virtualenv_cannot_link_a_package_out_or_hang_on_its_metadata(

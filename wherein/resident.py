@@ -168,7 +168,7 @@ class ResidentIndex:
             return False
         if self._watch is None:
             return self._stamp.unchanged()
-        if not self._watch.changed():
+        if not self._watch.changed() and not self._stamp.refused_opens():
             return True
         self._close_watch()  # the next walk arms a new one
         return False

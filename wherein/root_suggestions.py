@@ -56,9 +56,6 @@ class RootSuggestion:
     reason: str
     importers: int | None = None  # python: how many of the workspace's files import it
     distributions: tuple[str, ...] = field(default=())  # python: "name version" of each
-    # python: the interpreter it was found through, when no virtualenv gave it (the python3
-    # on PATH): `roots add` must be told, as it looks in virtualenvs only.
-    python: str | None = None
 
     def to_json(self) -> dict[str, str | int | list[str]]:
         shown: dict[str, str | int | list[str]] = {
@@ -103,7 +100,7 @@ def _python_suggestions(workspace: Path, imports: Counter[str]) -> list[RootSugg
     """Each imported package found in an environment of the workspace, the first environment
     that has it, those imported by the most files first."""
     chosen: dict[str, RootSuggestion] = {}
-    for site, where, python in _site_packages(workspace):
+    for site, where in _site_packages(workspace):
         in_workspace = _inside(workspace, site)
         wanted = [name for name in imports if name not in chosen]
         for name, package in installed_packages(site, wanted).items():
@@ -114,7 +111,7 @@ def _python_suggestions(workspace: Path, imports: Counter[str]) -> list[RootSugg
             reason = f"imported by {count} file{'s' if count != 1 else ''} ({provided}), {where}"
             suggestion = _suggestion(workspace, package.path, name, "python", reason)
             chosen[name] = RootSuggestion(
-                "", name, suggestion.path, "python", reason, count, package.distributions, python
+                "", name, suggestion.path, "python", reason, count, package.distributions
             )
     return sorted(chosen.values(), key=lambda s: (-(s.importers or 0), s.label))
 
@@ -156,14 +153,12 @@ def _free_label(workspace: Path, label: str, taken: set[str]) -> str:
     return candidate
 
 
-def _site_packages(workspace: Path) -> list[tuple[Path, str, str | None]]:
-    """(site-packages, where it is, the interpreter to name when no virtualenv gave it)."""
-    places: list[tuple[Path, str, str | None]] = []
+def _site_packages(workspace: Path) -> list[tuple[Path, str]]:
+    places: list[tuple[Path, str]] = []
     active = os.environ.get("VIRTUAL_ENV")
     if active:
         places += [
-            (p, "in the active virtualenv ($VIRTUAL_ENV)", None)
-            for p in venv_site_packages(Path(active))
+            (p, "in the active virtualenv ($VIRTUAL_ENV)") for p in venv_site_packages(Path(active))
         ]
     try:
         tops = sorted(p for p in workspace.iterdir() if (p / "pyvenv.cfg").is_file())
@@ -171,7 +166,7 @@ def _site_packages(workspace: Path) -> list[tuple[Path, str, str | None]]:
         tops = []
     for venv in tops:
         places += [
-            (p, f"in the workspace's virtualenv {venv.name}", None)
+            (p, f"in the workspace's virtualenv {venv.name}")
             for p in venv_site_packages(venv)
             if _inside(workspace, p)
         ]
@@ -179,14 +174,14 @@ def _site_packages(workspace: Path) -> list[tuple[Path, str, str | None]]:
     if python:
         purelib = _ask_python(python)
         if purelib is not None:
-            places.append((purelib, f"in the python3 on PATH ({python})", python))
+            places.append((purelib, f"in the python3 on PATH ({python})"))
     seen: set[Path] = set()
     unique = []
-    for path, reason, interpreter in places:
+    for path, reason in places:
         resolved = path.resolve()
         if resolved not in seen and resolved.is_dir():
             seen.add(resolved)
-            unique.append((path, reason, interpreter))
+            unique.append((path, reason))
     return unique
 
 

@@ -276,7 +276,9 @@ def _search_index(
                     hits, source_chars = rank_chunks(
                         ranked, request, view, warnings, steps, resident
                     )
-                    if not hits and request.files is not None and request.files.active:
+                    # With an exact or regex match, the match may be what found nothing.
+                    filtered = request.files is not None and request.files.active
+                    if not hits and filtered and request.match is None:
                         warnings.append(_filtered_out(request.files))
                     if request.scope.focus and request.rank_text is not None:
                         warnings.extend(

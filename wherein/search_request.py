@@ -102,20 +102,12 @@ def build_request(
     )
 
 
-# What an undecodable byte of the query became (`untrusted.as_text`).
-UNDECODABLE = "\ufffd"
-
-
 def _validate(query: str, limit: int) -> tuple[str, list[str]]:
     warnings = []
     text = " ".join(query.split())
     if not text:
         raise UsageError("The query is empty. Say what you are looking for, in words or a name.")
-    if not text.replace(UNDECODABLE, "").strip():
-        raise UsageError(
-            "The query holds no readable text: only bytes that are not UTF-8 (each read as "
-            f"{UNDECODABLE}). Say what you are looking for in UTF-8 text."
-        )
+
     if len(text) > MAX_QUERY_CHARS:
         text = text[:MAX_QUERY_CHARS]
         warnings.append(f"The query was cut to its first {MAX_QUERY_CHARS} characters.")

@@ -72,6 +72,9 @@ class WalkReport:
     # How many of `unreadable` may become readable with no change a stamp sees (not refusals,
     # `is_refusal`, nor names told apart): while any are, each search walks again.
     passing_unreadable: int = 0
+    # The paths of the refusals among them: a stamp tries each again (`TreeStamp.unchanged`),
+    # since access can come with no change time moving (a new group, another user).
+    refused: list[str] = field(default_factory=list)
     # One sentence each for an ignore file or line passed over, for the user to fix.
     warnings: list[str] = field(default_factory=list)
     # (path, size, change time) of every directory entered and ignore file read: a later stat

@@ -79,8 +79,12 @@ def warm_index(
                     "searched as the index held them (new ones not yet). The next search, "
                     "or 'wherein index', reads them."
                 )
-        # The walk's own stamp names what it could not read, kept for later searches or not.
-        _say_unreadable(stamp if report is None else report.stamp, warnings)
+        # The walk's own stamp names what it could not read, kept for later searches or not;
+        # a walk left unfinished by the budget has none, but its report still names them.
+        if report is not None and report.stamp is None and report.unreadable:
+            _say_unreadable(TreeStamp.of([]).with_unreadable(report.unreadable), warnings)
+        else:
+            _say_unreadable(stamp if report is None else report.stamp, warnings)
         if resident is not None and report is not None and report.files_left:
             resident.forget_walk()  # no walk describes the tree: the next search walks
         elif resident is not None:

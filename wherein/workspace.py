@@ -196,7 +196,7 @@ def _list_folder(
     try:
         fd, info = _open_folder(directory, expected)
     except OSError as err:
-        _unreadable(report, shown_dir, err)
+        _unreadable(report, shown_dir, err, directory)
         if is_refusal(err):  # stamped by its change time, which a chmod moves
             with contextlib.suppress(OSError):
                 shut = os.stat(directory, follow_symlinks=False)
@@ -208,7 +208,7 @@ def _list_folder(
             with os.scandir(fd) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as err:
-            _unreadable(report, shown_dir, err)
+            _unreadable(report, shown_dir, err, directory)
             return [], []
         ignore_files = []
         for entry in entries:
@@ -247,7 +247,7 @@ def _list_folder(
                     continue
                 info = entry.stat(follow_symlinks=False)
             except OSError as err:
-                _unreadable(report, root.display(rel), err)
+                _unreadable(report, root.display(rel), err, os.path.join(directory, entry.name))
                 continue
             path = os.path.join(directory, entry.name)
             if stat.S_ISDIR(info.st_mode):
@@ -274,9 +274,11 @@ def _list_folder(
     return files, subdirs
 
 
-def _unreadable(report: WalkReport, shown: str, err: OSError) -> None:
+def _unreadable(report: WalkReport, shown: str, err: OSError, path: str) -> None:
     report.unreadable.append(f"{shown} ({err.strerror or err})")
-    if not is_refusal(err):
+    if is_refusal(err):
+        report.refused.append(path)
+    else:
         report.passing_unreadable += 1
 
 

@@ -103,6 +103,8 @@ def test_the_rest_doubles_to_its_ceiling_and_survives_no_clock_trick():
     assert wait == rest.REST_CEILING_S
     # A clock set back a day: the rest still ends within its ceiling.
     assert rest.resting(key, now=2000.0 - 86400).left_s == rest.REST_CEILING_S
+    # A miss long after the last rest ended is not one in a row: the first rest again.
+    assert rest.note_miss(key, "a day later", now=2000.0 + 86400) == rest.FIRST_REST_S
     rest.note_answer(key)
     assert rest.resting(key, now=2000.0) is None
     assert rest.resting("another", now=2000.0) is None
@@ -136,3 +138,17 @@ def test_what_a_rest_says_reaches_the_terminal_without_control_characters():
     rest.note_miss("k", "wedged \x1b[31mred\x1b[0m\nnext line")
     said = rest.resting("k").message()
     assert "\x1b" not in said and "\n" not in said
+
+
+def test_a_sessions_answer_ends_a_rest_another_process_started(endpoint, http_settings):
+    """A serve session's embedder keeps getting answers while a CLI search, meanwhile, timed
+    out: its next answer (checked every few seconds) ends the rest for every process."""
+    from wherein.embedding.ollama import OllamaEmbedder
+
+    settings = http_settings(api_base=endpoint.url, provider="ollama", timeout_s=1.5)
+    embedder = OllamaEmbedder(settings)
+    key = rest.rest_key(settings)
+    rest.note_miss(key, "Another process's search waited.")
+    embedder._rest_checked_at = 0.0  # as SHARED_REST_CHECK_S after its last look
+    embedder.embed(["def f(): pass"])
+    assert rest.resting(key) is None

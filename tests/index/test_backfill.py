@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -136,4 +137,42 @@ def test_a_fill_whose_index_was_forgotten_stops_and_makes_none_again(repo):
     embedder = _ForgetsFirst(repo)
     assert backfill_full_tier(repo, embedder, threading.Event()) == 0
     assert embedder.calls == 1
+    assert not index_dir(repo).exists()
+
+
+class _ForgetsWhileItWaits(HashingEmbedder):
+    """`wherein forget` takes the index lock just after the first batch is embedded, and
+    removes the folder while the fill waits for the lock to write that batch."""
+
+    def __init__(self, directory) -> None:
+        super().__init__()
+        self.directory = directory
+        self.forgetting: threading.Thread | None = None
+
+    def embed(self, texts):
+        vectors = super().embed(texts)
+        if self.calls == 1:
+            taken = threading.Event()
+            self.forgetting = threading.Thread(target=self._forget, args=(taken,))
+            self.forgetting.start()
+            taken.wait()
+        return vectors
+
+    def _forget(self, taken: threading.Event) -> None:
+        import os
+        import shutil
+
+        with index_lock(self.directory, wait=False) as locked:  # as remove_index holds it
+            assert locked
+            taken.set()
+            time.sleep(0.5)  # removing a large index takes a while
+            doomed = self.directory.parent / f".{self.directory.name}.removing"
+            os.rename(self.directory, doomed)
+            shutil.rmtree(doomed)
+
+
+def test_a_fill_waiting_for_the_lock_that_forget_holds_does_not_make_the_folder_again(repo):
+    embedder = _ForgetsWhileItWaits(index_dir(repo))
+    assert backfill_full_tier(repo, embedder, threading.Event()) == 0
+    embedder.forgetting.join()
     assert not index_dir(repo).exists()

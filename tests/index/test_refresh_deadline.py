@@ -62,3 +62,12 @@ def test_files_left_by_a_deadline_keep_their_rows_and_nothing_is_deleted(tmp_pat
         assert again.stamp is not None
     finally:
         store.close()
+
+
+def test_a_search_out_of_budget_still_says_what_it_could_not_read(tmp_path):
+    repo = write_tree(tmp_path / "repo", FILES)
+    (repo / "pkg" / "d\\xff.txt").write_text("shown as the other\n")
+    os.mkdir(os.fsencode(repo / "pkg") + b"/d\xff.txt")  # two names shown alike
+    first = _search(repo, "handler_39", 1e-6)
+    assert any("left unread" in w for w in first.warnings)
+    assert any(w.startswith("Unreadable, skipped: pkg/d") for w in first.warnings)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.index.processes import CHILD_TIMEOUT_S, assert_permissions_apply, permission_prefix
+from wherein.index.change_check import load_stamp
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 
@@ -29,6 +30,7 @@ CHECK = textwrap.dedent(
     from pathlib import Path
     from wherein.index.refresh import refresh_index
     from wherein.index.store import open_store
+    from wherein.index.change_check import save_stamp
     from wherein.index.tree_watch import TreeWatch
     from wherein.workspace import Root
 
@@ -43,6 +45,7 @@ CHECK = textwrap.dedent(
     stamp = report.stamp
     watch = TreeWatch(stamp)
     before = {"watch": watch.changed(), "stat": stamp.unchanged()}
+    save_stamp(base / "stamp", "key", "1", stamp)
     os.chmod(repo / "locked", 0o755)
     after = {"watch": watch.changed(), "stat": stamp.unchanged()}
     print(json.dumps({
@@ -84,6 +87,12 @@ def test_a_folder_that_may_not_be_listed_is_stamped_and_its_opening_seen():
     try:
         os.chmod(base, 0o755)
         seen = _run_unprivileged(base)
+        (base / "repo" / "locked").chmod(0)
+        # Access that comes with no change time moving (here: root's, for a group joined or
+        # another user): the stamp tries the refused folder again, and it opens.
+        stamp = load_stamp(base / "stamp", "key", "1")
+        assert stamp is not None and stamp.refused == (str(base / "repo" / "locked"),)
+        assert stamp.refused_opens() == (os.geteuid() == 0)
     finally:
         for folder, _, _ in os.walk(base):
             os.chmod(folder, 0o755)

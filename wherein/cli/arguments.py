@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from pathlib import Path
 
 from wherein.cli.output import say
@@ -37,8 +38,19 @@ def clean_arguments(args: argparse.Namespace) -> None:
             setattr(args, name, [clean_text(name, v) if isinstance(v, str) else v for v in value])
 
 
+# Undecodable argv bytes, as Python hands them over (PEP 383: U+DC80 to U+DCFF).
+_SURROGATE_RUNS = re.compile("[\udc80-\udcff]+")
+
+
 def clean_text(name: str, value: str) -> str:
     text = as_text(value)
+    if name == "query" and text != value and not _SURROGATE_RUNS.sub("", value).strip():
+        # Only bytes that are not UTF-8: after cleaning, a search for U+FFFD alone. (A query
+        # holding a real U+FFFD is text, and searched as such.)
+        raise UsageError(
+            "The query holds no readable text: only bytes that are not UTF-8. Say what you are "
+            "looking for in UTF-8 text."
+        )
     if text != value and name in _FOLDER_OPTIONS:
         try:  # the bytes as typed, `\xff` for each one that is not UTF-8
             shown = os.fsencode(value).decode("utf-8", "backslashreplace")

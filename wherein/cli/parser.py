@@ -54,10 +54,17 @@ class Parser(argparse.ArgumentParser):
         return parsed
 
     def _command_parser(self, parsed: argparse.Namespace) -> argparse.ArgumentParser | None:
-        for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                return action.choices.get(getattr(parsed, action.dest, None) or "")
-        return None
+        """The deepest command chosen (`config set`, not `config`), None for none."""
+        found = None
+        parser: argparse.ArgumentParser = self
+        while True:
+            sub = next(
+                (a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None
+            )
+            chosen = sub.choices.get(getattr(parsed, sub.dest, None) or "") if sub else None
+            if chosen is None:
+                return found
+            found = parser = chosen
 
 
 def build_parser() -> argparse.ArgumentParser:

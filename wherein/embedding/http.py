@@ -53,6 +53,8 @@ MAX_SERVER_TEXT = 300
 # one embedder, and a server that hangs cost each search the whole timeout (30 s).
 REST_S = 15.0
 REST_CEILING_S = 300.0
+# How often a session's answers are told to the other processes (`wherein.endpoint.rest`).
+SHARED_REST_CHECK_S = 5.0
 
 
 class HttpEmbedder:
@@ -85,6 +87,7 @@ class HttpEmbedder:
         self._last_miss = ""
         # Every process's misses (`wherein.endpoint.rest`): this one's Backoff ends with it.
         self._rest_key = rest.rest_key(settings)
+        self._rest_checked_at = 0.0
         kept = rest.resting(self._rest_key)
         if kept is not None:
             raise EndpointUnreachable(kept.message())
@@ -133,7 +136,11 @@ class HttpEmbedder:
             if time.monotonic() - started >= rest.WORTH_RESTING_S:
                 rest.note_miss(self._rest_key, str(err))
             raise
-        if self._rest.misses or self.dimension is None:  # a miss before, or the probe
+        # Any answer ends a rest another process's miss started: at once after a miss of
+        # this one's or on the probe, else at most every SHARED_REST_CHECK_S (a file read).
+        now = time.monotonic()
+        if self._rest.misses or self.dimension is None or now >= self._rest_checked_at:
+            self._rest_checked_at = now + SHARED_REST_CHECK_S
             rest.note_answer(self._rest_key)
         return vectors
 
@@ -182,7 +189,7 @@ class HttpEmbedder:
             raise self._status_error(status, body)
         try:
             answer = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the parser: malformed too
             raise self._malformed("an answer that is not JSON") from None
         return self._matrix(self._vectors(answer, len(texts)), len(texts))
 
@@ -296,7 +303,7 @@ class HttpEmbedder:
         """The server's own error message, from Ollama's or OpenAI's error shape, or raw."""
         try:
             answer = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the parser: malformed too
             return self._clean(body.decode("utf-8", "replace"))
         error = answer.get("error") if isinstance(answer, dict) else None
         if isinstance(error, dict):

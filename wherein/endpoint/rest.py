@@ -91,6 +91,9 @@ def note_miss(key: str, said: str, now: float | None = None) -> float:
     entries = _read()
     previous = entries.get(key)
     misses = previous.get("misses") if isinstance(previous, dict) else 0
+    until = previous.get("until") if isinstance(previous, dict) else None
+    if not isinstance(until, (int, float)) or now - until > REST_CEILING_S:
+        misses = 0  # not a miss in a row: the last rest ended long ago, unasked since
     misses = misses + 1 if isinstance(misses, int) and 0 <= misses < 64 else 1
     wait = min(FIRST_REST_S * 2 ** (misses - 1), REST_CEILING_S)
     entries[key] = {"at": now, "until": now + wait, "misses": misses, "said": said}

@@ -61,15 +61,14 @@ def backfill_full_tier(
         if started_on is None or _file_identity(path) != started_on:
             logger.info("The index of %s is gone; its background fill stops.", workspace)
             return done
-        pending = _locked(directory, stop, guard, lambda: _read_batch(path, embedder))
+        read = functools.partial(_read_batch, path, embedder, started_on)
+        pending = _locked(directory, stop, guard, read)
         if not pending:
             return done
         vectors = embedder.embed([text for _, text in pending])
         items = list(zip([h for h, _ in pending], vectors, strict=True))
-        if _file_identity(path) != started_on:
-            continue  # said and stopped above
-        write = functools.partial(_write_batch, path, items)
-        if _locked(directory, stop, guard, write) is None:
+        write = functools.partial(_write_batch, path, items, started_on)
+        if not _locked(directory, stop, guard, write):
             return done
         done += len(items)
         if progress is not None:
@@ -86,10 +85,14 @@ def _file_identity(path: Path) -> tuple[int, int] | None:
 
 
 def _locked(directory: Path, stop: threading.Event, guard: threading.Lock | None, work: Callable):
-    """Run `work` under the write lock, polling so a stop request is heard; None if stopped."""
+    """Run `work` under the write lock, polling so a stop request is heard; None if stopped
+    or the index folder is gone (the lock never makes it again: `wherein forget` may have
+    removed it while this waited)."""
     held = guard if guard is not None else contextlib.nullcontext()
     while not stop.is_set():
-        with held, index_lock(directory, wait=False) as locked:
+        with held, index_lock(directory, wait=False, create=False) as locked:
+            if locked is None:
+                return None
             if locked:
                 return work()
         time.sleep(LOCK_POLL_S)
@@ -105,13 +108,17 @@ def _open(path: Path) -> Store:
     return store
 
 
-def _read_batch(path: Path, embedder: Embedder) -> list[tuple[str, str]]:
+def _read_batch(path: Path, embedder: Embedder, started_on) -> list[tuple[str, str]]:
+    if _file_identity(path) != started_on:  # checked under the lock: forget holds it too
+        return []
     with contextlib.closing(_open(path)) as store:
         check_identity(store, embedder, FULL)
         return store.pending_texts(EMBED_BATCH, tier=FULL)
 
 
-def _write_batch(path: Path, items) -> bool:
+def _write_batch(path: Path, items, started_on) -> bool:
+    if _file_identity(path) != started_on:
+        return False
     with contextlib.closing(_open(path)) as store, store.transaction() as conn:
         store.put_vectors(conn, items, FULL)
     return True

@@ -13,11 +13,13 @@ A resident process keeps the stamp in memory; a fresh `wherein search` reads the
 the last refresh saved beside the index, valid only for the same roots and the same
 index state (another process that changed the index makes it void).
 
-What the walk could not read is stamped too: a folder it could not list by its own size
-and change time, a file it could not read as any other file. Making either readable is
-a chmod, which moves its change time (and raises an event in its folder's watch), so
-nothing is missed by not walking again; the stamp keeps the walk's list of them, for
-each search to say again what the index lacks.
+What the walk was refused is stamped too: a folder it could not list by its own size and
+change time, a file it could not read as any other file. A chmod that opens one moves its
+change time (and raises an event in its folder's watch); access that comes another way (a
+group joined, another user) moves nothing, so each check also tries to open each refused
+path again (at most MAX_UNREADABLE_KEPT of them: past that the walk keeps no stamp). The
+stamp keeps the walk's list of what it could not read, for each search to say again what
+the index lacks.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from stat import S_ISDIR
 from wherein.safe_files import UnsafeFile, not_regular, read_regular, write_atomic
 from wherein.storage.aside import move_aside
 
-__all__ = ["STAMP_FILE_NAME", "TreeStamp", "load_stamp", "save_stamp"]
+__all__ = ["MAX_UNREADABLE_KEPT", "STAMP_FILE_NAME", "TreeStamp", "load_stamp", "save_stamp"]
 
 # Kept beside index.db, so a fresh `wherein search` can skip the walk as a resident one does.
 STAMP_FILE_NAME = "walk-stamp.json"
@@ -41,7 +43,10 @@ STAMP_FORMAT = 1
 MAX_STAMP_BYTES = 128 << 20
 STAMP_LISTS = ("paths", "sizes", "mtimes")
 # The unreadable entries a stamp names (a search's warning names three); it counts them all.
+# Also the most refused paths a stamp tries again at each check; with more, no stamp is kept.
 MAX_UNREADABLE_KEPT = 20
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO swapped in must not hang the check
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 @dataclass(frozen=True)
@@ -55,19 +60,31 @@ class TreeStamp:
     # of them, each "path (why)"; and how many there were.
     unreadable: tuple[str, ...] = ()
     unreadable_count: int = 0
+    refused: tuple[str, ...] = ()  # the paths of the refusals among them, tried again
 
     @classmethod
     def of(cls, watched: Sequence[tuple[str, int, int]]) -> TreeStamp:
         paths, sizes, mtimes = zip(*watched, strict=True) if watched else ((), (), ())
         return cls(tuple(paths), tuple(sizes), tuple(mtimes))
 
-    def with_unreadable(self, unreadable: Sequence[str]) -> TreeStamp:
-        """This stamp, naming what could not be read."""
+    def with_unreadable(self, unreadable: Sequence[str], refused: Sequence[str] = ()) -> TreeStamp:
+        """This stamp, naming what could not be read, and the paths to try again."""
         return replace(
             self,
             unreadable=tuple(unreadable[:MAX_UNREADABLE_KEPT]),
             unreadable_count=len(unreadable),
+            refused=tuple(refused),
         )
+
+    def refused_opens(self) -> bool:
+        """Whether a path the walk was refused can be opened now (a group joined, say)."""
+        for path in self.refused:
+            try:
+                os.close(os.open(path, os.O_RDONLY | _NONBLOCK | _NOFOLLOW))
+            except OSError:
+                continue
+            return True
+        return False
 
     def unchanged(self) -> bool:
         """True when every stamped path still has the size and change time the walk saw."""
@@ -80,7 +97,7 @@ class TreeStamp:
             # A directory's st_size follows its entries on some file systems; its time says more.
             if info.st_ctime_ns != mtime or (info.st_size != size and not S_ISDIR(info.st_mode)):
                 return False
-        return True
+        return not self.refused_opens()
 
 
 def save_stamp(
@@ -104,6 +121,7 @@ def save_stamp(
         "mtimes": stamp.mtimes,
         "unreadable": stamp.unreadable,
         "unreadable_count": stamp.unreadable_count,
+        "refused": stamp.refused,
     }
     try:
         data = json.dumps(payload).encode("ascii")  # non-ASCII, surrogates too, is escaped
@@ -143,7 +161,10 @@ def load_stamp(directory: Path, key: str, generation: str) -> TreeStamp | None:
             return None
         unreadable = payload.get("unreadable", [])
         count = payload.get("unreadable_count", 0)
+        refused = payload.get("refused", [])
         if not isinstance(unreadable, list) or type(count) is not int or count < len(unreadable):
+            return None
+        if not isinstance(refused, list) or len(refused) > MAX_UNREADABLE_KEPT:
             return None
         stamp = TreeStamp(
             tuple(str(p) for p in payload["paths"]),
@@ -151,6 +172,7 @@ def load_stamp(directory: Path, key: str, generation: str) -> TreeStamp | None:
             tuple(int(m) for m in payload["mtimes"]),
             tuple(str(u) for u in unreadable[:MAX_UNREADABLE_KEPT]),
             count,
+            tuple(str(r) for r in refused),
         )
     except (UnsafeFile, ValueError, TypeError, RecursionError):
         return None

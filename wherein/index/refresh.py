@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING
 
 from wherein.embedding.base import Embedder
 from wherein.errors import IndexUnwritable
-from wherein.index.change_check import STAMP_FILE_NAME, TreeStamp, load_stamp, save_stamp
+from wherein.index.change_check import (
+    MAX_UNREADABLE_KEPT,
+    STAMP_FILE_NAME,
+    TreeStamp,
+    load_stamp,
+    save_stamp,
+)
 from wherein.index.location import INDEX_FILE_NAME, LOCK_FILE_NAME, index_dir
 from wherein.index.store import FileWrite, Store, open_store
 from wherein.index.tiers import FAST, FULL, VectorTier
@@ -89,6 +95,7 @@ class RefreshReport:
     skipped: Counter = field(default_factory=Counter)
     unreadable: list[str] = field(default_factory=list)
     passing_unreadable: int = 0  # as `WalkReport.passing_unreadable`, reading files too
+    refused: list[str] = field(default_factory=list)  # as `WalkReport.refused`, reading too
     notices: list[str] = field(default_factory=list)
     seconds: float = 0.0
     updated: bool = True  # False when another process held the lock
@@ -99,13 +106,20 @@ class RefreshReport:
 
 
 @contextlib.contextmanager
-def index_lock(directory: Path, wait: bool, notices: list[str] | None = None) -> Iterator[bool]:
+def index_lock(
+    directory: Path, wait: bool, notices: list[str] | None = None, create: bool = True
+) -> Iterator[bool | None]:
     """Hold the workspace's write lock; yields False when `wait` is off and it is taken.
 
     Anything but a regular file at the lock's name (a folder, a FIFO, a link) is moved
-    aside and a fresh lock file made; `notices` (else the log) says so.
+    aside and a fresh lock file made; `notices` (else the log) says so. Without `create`,
+    a missing index folder is not made and None is yielded: for work that must not outlive
+    the index it began on.
     """
     path = directory / LOCK_FILE_NAME
+    if not create and not directory.is_dir():
+        yield None
+        return
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -241,6 +255,7 @@ def refresh_index(
     report.skipped["symlink"] += walk.symlinks
     report.unreadable.extend(walk.unreadable)
     report.passing_unreadable += walk.passing_unreadable
+    report.refused.extend(walk.refused)
     report.notices.extend(walk.warnings)
 
     changed = 0
@@ -318,10 +333,12 @@ def refresh_index(
     report.files_changed = changed
     report.files_deleted = len(gone)
     report.seconds = time.monotonic() - started
+    if len(report.refused) > MAX_UNREADABLE_KEPT:
+        report.passing_unreadable += 1  # too many to try again at each check: walk instead
     if report.files_left:
         report.stamp = None  # the tree is not what the index holds: walk again
     elif report.unreadable:
-        report.stamp = report.stamp.with_unreadable(report.unreadable)
+        report.stamp = report.stamp.with_unreadable(report.unreadable, report.refused)
     return report
 
 
@@ -378,7 +395,9 @@ def _writer(
         return None
     if item.outcome == "unreadable":
         report.unreadable.append(f"{entry.display_path} ({item.why})")
-        if not is_refusal(item.why):
+        if is_refusal(item.why):
+            report.refused.append(str(entry.path))
+        else:
             report.passing_unreadable += 1
         return None
     if item.outcome == "unchanged":

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,9 +75,14 @@ def python_environments(
             "workspace, and it has none: add them to your own config with 'wherein roots add "
             "NAME --user'"
         )
+    # As `wherein roots suggest` looks: with no virtualenv, the python3 a shell would run.
+    on_path = shutil.which("python3")
+    found = _from_python(on_path) if on_path else None
+    if isinstance(found, PythonEnvironment):
+        return [PythonEnvironment(found.site_packages, f"the python3 on PATH ({on_path})")], None
     return [], (
-        "no Python environment was found (no active virtualenv, no .venv in the workspace): "
-        "name one with 'wherein roots add NAME --python PATH'"
+        "no Python environment was found (no active virtualenv, no .venv in the workspace, "
+        "no python3 on PATH): name one with 'wherein roots add NAME --python PATH'"
     )
 
 

@@ -29,7 +29,6 @@ class PackageSuggestion:
     entry: str
     kind: str  # "python" | "node"
     reason: str
-    python: str | None = None  # the interpreter `roots add` must be told of (`RootSuggestion`)
 
     def to_json(self) -> dict[str, str]:
         return {"entry": self.entry, "kind": self.kind, "reason": self.reason}
@@ -48,7 +47,7 @@ def suggest_packages(
             name = provided.split(" ", 1)[0]
             if _name(name) not in taken:
                 taken.add(_name(name))
-                found.append(PackageSuggestion(name, "python", folder.reason, folder.python))
+                found.append(PackageSuggestion(name, "python", folder.reason))
     for name in _declared(workspace):
         entry = f"npm:{name}"
         if _name(entry) not in taken and (workspace / "node_modules" / name).is_dir():
@@ -60,10 +59,7 @@ def suggest_packages(
 def add_packages_command(workspace: Path, suggestions: list[PackageSuggestion]) -> str:
     """The one command that adds every suggested package."""
     names = " ".join(shlex.quote(s.entry) for s in suggestions)
-    # Found through the python3 on PATH, not a virtualenv: `roots add` looks in those only.
-    python = next((s.python for s in suggestions if s.python), None)
-    told = f" --python {shlex.quote(python)}" if python else ""
-    return f"wherein roots add {names}{told} --workspace {shlex.quote(str(workspace))}"
+    return f"wherein roots add {names} --workspace {shlex.quote(str(workspace))}"
 
 
 def _declared(workspace: Path) -> list[str]:

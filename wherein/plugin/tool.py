@@ -388,12 +388,10 @@ async def _follow(job: IndexJob, report_progress: ReportProgress | None) -> None
                 done, total = s["chunks_done"], s["chunks_total"]
             else:
                 done, total = s["files_done"], s["files_total"]
-            overall = stage + (min(done, total) / total if total else 0.0)
+            overall = round(stage + (min(done, total) / total if total else 0.0), 4)
             if overall > sent:  # never repeated, never back (a second embedding pass)
                 sent = overall
-                await report_progress(
-                    round(overall, 4), len(PROGRESS_STAGES), one_line(job.describe())
-                )
+                await report_progress(overall, len(PROGRESS_STAGES), one_line(job.describe()))
     except anyio.get_cancelled_exc_class():
         job.cancel("the call that started it was cancelled")
         raise
