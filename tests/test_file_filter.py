@@ -100,37 +100,31 @@ def test_a_glob_that_only_takes_files_back_is_a_usage_error_naming_the_exclude()
     file_filter(globs=["*.py", "!test_*.py"])  # keeps some, takes some back: fine
 
 
-def test_a_filter_that_no_indexed_file_passes_says_so(tmp_path):
+def _search_one_file(tmp_path, files, match=None):
     from tests.helpers import HashingEmbedder, write_tree
     from wherein.config import load_settings
     from wherein.search import run_search
 
     repo = write_tree(tmp_path / "repo", {"app/main.py": "def handler(request):\n    pass\n"})
-    result = run_search(
+    return run_search(
         "handler",
         workspace=repo,
         settings=load_settings(repo),
         fast_embedder=HashingEmbedder(),
-        files=file_filter(globs=["nomatch/*.zz"]),
+        files=files,
+        match=match,
     )
+
+
+def test_a_filter_that_no_indexed_file_passes_says_so(tmp_path):
+    result = _search_one_file(tmp_path, file_filter(globs=["nomatch/*.zz"]))
     assert result.hits == []
     assert "No indexed file passes --glob 'nomatch/*.zz'" in " ".join(result.warnings)
 
 
 def test_an_exact_match_that_finds_nothing_is_not_blamed_on_the_filter(tmp_path):
-    from tests.helpers import HashingEmbedder, write_tree
-    from wherein.config import load_settings
-    from wherein.search import run_search
     from wherein.text_match import exact_match
 
-    repo = write_tree(tmp_path / "repo", {"app/main.py": "def handler(request):\n    pass\n"})
-    result = run_search(
-        "handler",
-        workspace=repo,
-        settings=load_settings(repo),
-        fast_embedder=HashingEmbedder(),
-        files=file_filter(globs=["*.py"]),
-        match=exact_match("xyzzy"),
-    )
+    result = _search_one_file(tmp_path, file_filter(globs=["*.py"]), exact_match("xyzzy"))
     assert result.hits == []
     assert not any("No indexed file passes" in w for w in result.warnings)
