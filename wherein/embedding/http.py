@@ -128,7 +128,7 @@ class HttpEmbedder:
 
     def _asked(self, ask: Callable[[], np.ndarray]) -> np.ndarray:
         """`ask()`, its outcome kept for other processes: a miss that made the caller wait
-        starts a shared rest, and an answer after a miss ends it."""
+        starts a shared rest, and an answer ends one (`wherein.endpoint.rest`)."""
         started = time.monotonic()
         try:
             vectors = ask()

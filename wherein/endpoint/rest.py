@@ -7,7 +7,7 @@ cost a second or more is therefore kept in the data home, under the configured m
 search started within the rest ranks without the endpoint at once and says why. The rest
 doubles with each such miss in a row, from 15 s to 5 min, and any answer ends it. A quick
 failure (nothing listening) is not kept: asking again costs nothing, and the server may just
-have started. A request a person makes on purpose (`wherein status`, `wherein index`) asks
+have started. A request a person makes on purpose (`wherein status`, `doctor`, `index`) asks
 anyway (`forget_rest`).
 
 The file is a hint, read and written like any control file (no link followed, bounded):
