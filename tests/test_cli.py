@@ -295,6 +295,46 @@ def test_wherein_home_without_write_permission_exits_1(repo, tmp_path):
         os.chmod(home, 0o755)
 
 
+def test_a_read_only_data_home_is_searched_as_it_is_and_index_says_why_not(repo, tmp_path):
+    """A data home that may not be written (a read-only mount, a folder without write
+    permission) still holds an index: a search reads it as `status` does, saying so; only
+    `wherein index`, which must write, stops."""
+    prefix = permission_prefix()
+    home = tmp_path / "home"
+    env = {"WHEREIN_HOME": str(home)}
+    built = run_wherein("search", "retry", "--workspace", str(repo), env=env)
+    assert built.returncode == 0, built.stderr.decode()
+    probe = tmp_path / "secret"
+    probe.write_text("x")
+    probe.chmod(0)
+    folders = [home, *(p for p in home.rglob("*") if p.is_dir())]
+    for path in [*home.rglob("*"), home]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    try:
+        assert_permissions_apply(prefix, probe)
+        found = run_wherein(
+            "search",
+            "retry with backoff",
+            "--json",
+            "--workspace",
+            str(repo),
+            prefix=prefix,
+            env={"WHEREIN_HOME": str(home)},
+        )
+        assert found.returncode == 0, found.stderr.decode()
+        payload = json.loads(found.stdout)
+        assert payload["results"][0]["path"] == "app/retry.py"
+        assert any("Cannot write the index" in w for w in payload["warnings"])
+        refused = run_wherein(
+            "index", "--workspace", str(repo), prefix=prefix, env={"WHEREIN_HOME": str(home)}
+        )
+        assert refused.returncode == 1
+        assert "Cannot write the index" in assert_one_sentence(refused.stderr)
+    finally:
+        for folder in folders:
+            folder.chmod(0o755)
+
+
 def test_disk_full_during_index_exits_1_and_keeps_the_previous_index(
     capsys, repo, static, monkeypatch
 ):

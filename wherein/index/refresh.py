@@ -10,6 +10,7 @@ batch in flight and never leaves a half-written file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import logging
 import os
@@ -206,11 +207,26 @@ def _open_lock_file(path: Path, notices: list[str] | None) -> int:
         except OSError as err:
             if not_regular(path) is not None:  # replaced since it was looked at: once more
                 continue
-            raise _lock_unusable(path, err) from err
+            fd = _read_only_lock(path, err)
+            if fd is None:
+                raise _lock_unusable(path, err) from err
         if stat.S_ISREG(os.fstat(fd).st_mode):
             return fd
         os.close(fd)
     raise _lock_unusable(path, OSError("it keeps being replaced by something else"))
+
+
+def _read_only_lock(path: Path, err: OSError) -> int | None:
+    """The lock file opened for reading, when a read-only data home (a read-only mount, a
+    folder without write permission) refused to open it for writing: `flock` needs no
+    write access, and a search then reads the index as it is (`Database.read_only`), as
+    `status` does. None when that is not why, or it cannot be read either."""
+    if err.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return None
+    try:
+        return os.open(path, LOCK_OPEN_FLAGS & ~(os.O_RDWR | os.O_CREAT) | os.O_RDONLY)
+    except OSError:
+        return None
 
 
 def _lock_unusable(path: Path, err: OSError) -> IndexUnwritable:
