@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -35,6 +34,7 @@ import numpy as np
 from wherein.errors import IndexBusy, IndexUnwritable
 from wherein.index.change_check import TreeStamp
 from wherein.index.chunk_places import read_chunk_places
+from wherein.index.location import file_identity
 from wherein.index.store import ChunkRow, Store, open_store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.index.tree_watch import TreeWatch, WatchRefused
@@ -125,12 +125,12 @@ class ResidentIndex:
             verify
             or self._store is None
             or self._store_path != path
-            or _file_identity(path) != self._store_file
+            or file_identity(path) != self._store_file
         ):
             self.drop_store()
             self._store = open_store(path, verify=verify)
             self._store_path = path
-            self._store_file = _file_identity(path)
+            self._store_file = file_identity(path)
         elif self._store.read_only:  # opened so on a full disk: can it be written now?
             try:
                 again = open_store(path)
@@ -143,7 +143,7 @@ class ResidentIndex:
             else:
                 self.drop_store()
                 self._store, self._store_path = again, path
-                self._store_file = _file_identity(path)
+                self._store_file = file_identity(path)
         return self._store
 
     def drop_store(self) -> None:
@@ -433,15 +433,6 @@ class ResidentIndex:
                 missing = list(chunk_ids)
             kept.update(store.chunk_rows(missing))
         return kept
-
-
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    """(st_dev, st_ino) of what `path` names now; None when it names nothing."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_dev, info.st_ino
 
 
 def kept_while_unchanged(

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["MAX_WALK_WARNINGS", "FileEntry", "Root", "WalkReport", "is_refusal"]
+__all__ = ["MAX_WALK_WARNINGS", "FileEntry", "Root", "WalkReport", "is_refusal", "note_unreadable"]
 
 # What keeps an entry unreadable until its permissions change: a chmod, which moves the change
 # time a walk's stamp holds. Any other failure (an I/O error, a race with a change) may pass
@@ -21,6 +21,18 @@ def is_refusal(err: OSError | str) -> bool:
     if isinstance(err, OSError):
         return err.errno in REFUSALS
     return err in _REFUSAL_WORDS
+
+
+def note_unreadable(report, shown: str, why: OSError | str, path: str) -> None:
+    """Keep what could not be read in `report` (a walk's, or a refresh's reading its files):
+    its line, and either its path (a refusal, tried again by the stamp) or a count of the
+    failures that may pass by themselves."""
+    said = (why.strerror or str(why)) if isinstance(why, OSError) else why
+    report.unreadable.append(f"{shown} ({said})")
+    if is_refusal(why):
+        report.refused.append(path)
+    else:
+        report.passing_unreadable += 1
 
 
 # Warnings one walk keeps: a planted tree of bad ignore files must not flood every answer.

@@ -7,6 +7,7 @@ ranks what the index already holds, and says so).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from wherein.embedding.registry import create_embedder, fast_tier_identity, in_process_identity
 from wherein.errors import EmbedderError, IndexUnwritable
@@ -35,8 +36,7 @@ def warm_index(
     The budget bounds reading changed files, then embedding; a budget of 0 reads every
     changed file (a search must find what is on disk) and embeds nothing.
     """
-    started = time.monotonic()
-    deadline = started + request.budget if request.budget > 0 else None
+    deadline = time.monotonic() + request.budget if request.budget > 0 else None
     if store.read_only:
         return  # opened so because nothing can be written (a full disk); its notice says so
     settings = request.settings
@@ -51,7 +51,7 @@ def warm_index(
         )
         return
     if resident is not None and resident.tree_unchanged(key):
-        _say_unreadable(resident.last_walk(), warnings)  # said by the walk that stamped it
+        _say_stamp_unreadable(resident.last_walk(), warnings)  # said by the walk that stamped it
         if resident.fast_complete_at == resident.state(store):
             return  # nothing on disk changed and every chunk has its fast vector
     else:
@@ -70,7 +70,9 @@ def warm_index(
             return
         finally:
             _written(resident)
-        if report is not None:
+        if report is None:  # nothing changed: the stamp names what its walk could not read
+            _say_stamp_unreadable(stamp, warnings)
+        else:
             warnings.extend(report.notices)
             if report.files_left:
                 warnings.append(
@@ -79,12 +81,7 @@ def warm_index(
                     "searched as the index held them (new ones not yet). The next search, "
                     "or 'wherein index', reads them."
                 )
-        # The walk's own stamp names what it could not read, kept for later searches or not;
-        # a walk left unfinished by the budget has none, but its report still names them.
-        if report is not None and report.stamp is None and report.unreadable:
-            _say_unreadable(TreeStamp.of([]).with_unreadable(report.unreadable), warnings)
-        else:
-            _say_unreadable(stamp if report is None else report.stamp, warnings)
+            _say_unreadable(report.unreadable, len(report.unreadable), warnings)
         if resident is not None and report is not None and report.files_left:
             resident.forget_walk()  # no walk describes the tree: the next search walks
         elif resident is not None:
@@ -144,12 +141,18 @@ def _written(resident: ResidentIndex | None) -> None:
 UNREADABLE_NAMED = 3
 
 
-def _say_unreadable(stamp: TreeStamp | None, warnings: list[str]) -> None:
-    """What the last walk could not read, said by each search the index lacks it for:
-    `Unreadable, skipped: a.py (Permission denied); locked/ (...); and 2 more.`"""
-    if stamp is None or not stamp.unreadable_count:
+def _say_stamp_unreadable(stamp: TreeStamp | None, warnings: list[str]) -> None:
+    if stamp is not None:
+        _say_unreadable(stamp.unreadable, stamp.unreadable_count, warnings)
+
+
+def _say_unreadable(unreadable: Sequence[str], count: int, warnings: list[str]) -> None:
+    """What the last walk could not read (`count` in all, some named), said by each search
+    the index lacks it for: `Unreadable, skipped: a.py (Permission denied); locked/ (...);
+    and 2 more.`"""
+    if not count:
         return
-    named = "; ".join(stamp.unreadable[:UNREADABLE_NAMED])
-    rest = stamp.unreadable_count - min(UNREADABLE_NAMED, len(stamp.unreadable))
+    named = "; ".join(unreadable[:UNREADABLE_NAMED])
+    rest = count - min(UNREADABLE_NAMED, len(unreadable))
     more = f"; and {rest} more (`wherein index` lists them)" if rest > 0 else ""
     warnings.append(f"Unreadable, skipped: {named}{more}.")

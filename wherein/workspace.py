@@ -29,7 +29,7 @@ from wherein.source_files import (
     read_source,
 )
 from wherein.untrusted import one_line
-from wherein.walk_records import FileEntry, Root, WalkReport, is_refusal
+from wherein.walk_records import FileEntry, Root, WalkReport, is_refusal, note_unreadable
 
 __all__ = [
     "SKIPPED_DIRS",
@@ -196,7 +196,7 @@ def _list_folder(
     try:
         fd, info = _open_folder(directory, expected)
     except OSError as err:
-        _unreadable(report, shown_dir, err, directory)
+        note_unreadable(report, shown_dir, err, directory)
         if is_refusal(err):  # stamped by its change time, which a chmod moves
             with contextlib.suppress(OSError):
                 shut = os.stat(directory, follow_symlinks=False)
@@ -208,7 +208,7 @@ def _list_folder(
             with os.scandir(fd) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as err:
-            _unreadable(report, shown_dir, err, directory)
+            note_unreadable(report, shown_dir, err, directory)
             return [], []
         ignore_files = []
         for entry in entries:
@@ -241,15 +241,15 @@ def _list_folder(
                     continue
                 shown_names.add(seen)
             raw = raw_dir + b"/" + os.fsencode(entry.name) if raw_dir else os.fsencode(entry.name)
+            path = os.path.join(directory, entry.name)
             try:
                 if entry.is_symlink():
                     report.symlinks += 1
                     continue
                 info = entry.stat(follow_symlinks=False)
             except OSError as err:
-                _unreadable(report, root.display(rel), err, os.path.join(directory, entry.name))
+                note_unreadable(report, root.display(rel), err, path)
                 continue
-            path = os.path.join(directory, entry.name)
             if stat.S_ISDIR(info.st_mode):
                 if (
                     entry.name in SKIPPED_DIRS
@@ -272,14 +272,6 @@ def _list_folder(
     finally:
         os.close(fd)
     return files, subdirs
-
-
-def _unreadable(report: WalkReport, shown: str, err: OSError, path: str) -> None:
-    report.unreadable.append(f"{shown} ({err.strerror or err})")
-    if is_refusal(err):
-        report.refused.append(path)
-    else:
-        report.passing_unreadable += 1
 
 
 def _is_virtualenv(path: str) -> bool:

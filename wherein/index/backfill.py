@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from wherein.embedding.base import Embedder
-from wherein.index.location import INDEX_FILE_NAME, index_dir
+from wherein.index.location import INDEX_FILE_NAME, file_identity, index_dir
 from wherein.index.refresh import EMBED_BATCH, check_identity, index_lock
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import FULL
@@ -52,15 +52,14 @@ def backfill_full_tier(
     """
     directory = index_dir(workspace)
     path = directory / INDEX_FILE_NAME
-    started_on = _file_identity(path)
+    # The index it starts on: once that is removed (`wherein forget`) or replaced, each batch
+    # finds so under the lock and the fill stops, where taking the lock made its folder again
+    # and opening it an empty index no workspace record names, which `wherein gc` never removes.
+    started_on = file_identity(path)
+    if started_on is None:
+        return 0
     done = 0
     while not stop.is_set():
-        # The index it started on, removed (`wherein forget`) or replaced since: taking the
-        # lock would make its folder again, and opening it an empty index no workspace
-        # record names, which `wherein gc` never removes.
-        if started_on is None or _file_identity(path) != started_on:
-            logger.info("The index of %s is gone; its background fill stops.", workspace)
-            return done
         read = functools.partial(_read_batch, path, embedder, started_on)
         pending = _locked(directory, stop, guard, read)
         if not pending:
@@ -74,14 +73,6 @@ def backfill_full_tier(
         if progress is not None:
             progress(done, done + _pending(path))
     return done
-
-
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return info.st_dev, info.st_ino
 
 
 def _locked(directory: Path, stop: threading.Event, guard: threading.Lock | None, work: Callable):
@@ -109,7 +100,7 @@ def _open(path: Path) -> Store:
 
 
 def _read_batch(path: Path, embedder: Embedder, started_on) -> list[tuple[str, str]]:
-    if _file_identity(path) != started_on:  # checked under the lock: forget holds it too
+    if file_identity(path) != started_on:  # checked under the lock: forget holds it too
         return []
     with contextlib.closing(_open(path)) as store:
         check_identity(store, embedder, FULL)
@@ -117,7 +108,7 @@ def _read_batch(path: Path, embedder: Embedder, started_on) -> list[tuple[str, s
 
 
 def _write_batch(path: Path, items, started_on) -> bool:
-    if _file_identity(path) != started_on:
+    if file_identity(path) != started_on:
         return False
     with contextlib.closing(_open(path)) as store, store.transaction() as conn:
         store.put_vectors(conn, items, FULL)

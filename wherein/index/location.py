@@ -9,7 +9,7 @@ from pathlib import Path
 
 from wherein.storage.paths import data_home
 
-__all__ = ["WORKSPACES_DIR_NAME", "data_home", "index_dir", "workspace_digest"]
+__all__ = ["WORKSPACES_DIR_NAME", "data_home", "file_identity", "index_dir", "workspace_digest"]
 
 INDEX_FILE_NAME = "index.db"
 LOCK_FILE_NAME = "index.lock"
@@ -52,3 +52,13 @@ def workspace_digest(absolute: str) -> str:
     import hashlib  # here: `data_home` alone (the status line's) needs no OpenSSL
 
     return hashlib.sha256(os.fsencode(absolute)).hexdigest()[:16]
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """(st_dev, st_ino) of what `path` names now; None when it names nothing: an index file
+    removed (`wherein forget`) or replaced since it was opened is another identity."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino

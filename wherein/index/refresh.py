@@ -37,7 +37,7 @@ from wherein.index.store import FileWrite, Store, open_store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.safe_files import not_regular
 from wherein.storage.aside import move_aside
-from wherein.walk_records import is_refusal
+from wherein.walk_records import note_unreadable
 from wherein.workspace import FileEntry, Root, WalkReport, walk_root
 
 if TYPE_CHECKING:  # prepare imports the chunker and its grammars: only a changed file needs them
@@ -351,8 +351,10 @@ def refresh_index(
     report.seconds = time.monotonic() - started
     if len(report.refused) > MAX_UNREADABLE_KEPT:
         report.passing_unreadable += 1  # too many to try again at each check: walk instead
-    if report.files_left:
-        report.stamp = None  # the tree is not what the index holds: walk again
+    if report.files_left or report.passing_unreadable:
+        # The tree is not what the index holds, or may change with no change a stamp sees:
+        # no stamp, so the next search walks again.
+        report.stamp = None
     elif report.unreadable:
         report.stamp = report.stamp.with_unreadable(report.unreadable, report.refused)
     return report
@@ -410,11 +412,7 @@ def _writer(
     if item.outcome == "vanished":
         return None
     if item.outcome == "unreadable":
-        report.unreadable.append(f"{entry.display_path} ({item.why})")
-        if is_refusal(item.why):
-            report.refused.append(str(entry.path))
-        else:
-            report.passing_unreadable += 1
+        note_unreadable(report, entry.display_path, item.why, str(entry.path))
         return None
     if item.outcome == "unchanged":
         return lambda conn: store.touch_file(conn, state.id, item.size, item.mtime_ns)
@@ -472,31 +470,26 @@ def refresh_when_changed(
         progress=progress,
     )
     remember_stamp(store, roots, max_file_bytes, report)
-    return report, None if report.passing_unreadable else report.stamp
+    return report, report.stamp
 
 
 def remember_stamp(
     store: Store, roots: Sequence[Root], max_file_bytes: int, report: RefreshReport
 ) -> None:
-    """Save a refresh's stamp beside the index, at the index state the refresh left.
-
-    Not when something could not be read for a reason that may pass with no change the
-    stamp would see (`WalkReport.passing_unreadable`): each search walks again until it
-    can be read (and says again what it skipped).
+    """Save a refresh's stamp beside the index, at the index state the refresh left; when
+    it kept none (`refresh_index` says why), drop the last one, so each search walks again.
     """
-    if report.passing_unreadable:
+    if report.stamp is None:
         stale = store.path.parent / STAMP_FILE_NAME
         if not_regular(stale) is None:  # a folder or link there is not ours to delete
             with contextlib.suppress(OSError):
                 stale.unlink()
         return
-    if report.stamp is not None:
-        generation = store.get_meta("generation") or "0"
-        said: list[str] = []
-        key = walk_key(roots, max_file_bytes)
-        save_stamp(store.path.parent, key, generation, report.stamp, said)
-        for line in said:
-            store.say(line)
+    generation = store.get_meta("generation") or "0"
+    said: list[str] = []
+    save_stamp(store.path.parent, walk_key(roots, max_file_bytes), generation, report.stamp, said)
+    for line in said:
+        store.say(line)
 
 
 def embed_pending(
