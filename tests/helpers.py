@@ -104,3 +104,35 @@ def resident_searcher(repo: Path):
         )
 
     return search, resident
+
+
+def printed_in_time(code: str, timeout_s: float = 60) -> str:
+    """What `code` prints, run in a child Python with this checkout first on its path: a
+    pattern that hangs (exponential backtracking, quadratic scans) fails by the timeout
+    instead of holding the suite."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        env={"PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def fresh_search(repo: Path, query: str, **kwargs):
+    """One search of `repo` as a fresh process runs it, with the test's hashing fast model."""
+    from wherein.config import load_settings
+    from wherein.search import run_search
+
+    return run_search(
+        query,
+        workspace=repo,
+        settings=load_settings(repo),
+        fast_embedder=HashingEmbedder(),
+        **kwargs,
+    )

@@ -193,21 +193,11 @@ def test_many_opening_lines_without_their_closing_line_are_read_in_one_pass():
     """16,000 unclosed opening lines (a model quoting a planted file): one pattern spanning a
     block scanned to the end of the message from each, in time square in its size (25 s for
     half this message), past this test's timeout."""
-    import subprocess
-    import sys
-    from pathlib import Path
+    from tests.helpers import printed_in_time
 
     code = (
         "from wherein.history.fence import FENCE_TAG, holds_recalled_block\n"
         "line = f'<{FENCE_TAG} {\"0123456789abcdef\" * 2}>\\n'\n"
         "print(holds_recalled_block(line * 16000 + 'end'))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={"PYTHONPATH": str(Path(__file__).resolve().parents[2])},
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "False"
+    assert printed_in_time(code) == "False"

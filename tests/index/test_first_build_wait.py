@@ -6,12 +6,10 @@ from __future__ import annotations
 import threading
 import time
 
-from tests.helpers import HashingEmbedder, write_tree
-from wherein.config import load_settings
+from tests.helpers import fresh_search, write_tree
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import index_lock, refresh_index
 from wherein.index.store import open_store
-from wherein.search import run_search
 from wherein.workspace import Root
 
 FILES = {
@@ -21,13 +19,7 @@ FILES = {
 
 
 def _search(repo, budget_s: float):
-    return run_search(
-        "parse_cookie",
-        workspace=repo,
-        settings=load_settings(repo),
-        fast_embedder=HashingEmbedder(),
-        cold_budget_s=budget_s,
-    )
+    return fresh_search(repo, "parse_cookie", cold_budget_s=budget_s)
 
 
 def test_a_search_waits_for_another_process_building_the_first_index(tmp_path):

@@ -5,24 +5,16 @@ from __future__ import annotations
 import os
 import time
 
-from tests.helpers import HashingEmbedder, write_tree
-from wherein.config import load_settings
+from tests.helpers import fresh_search, write_tree
 from wherein.index.refresh import refresh_index
 from wherein.index.store import open_store
-from wherein.search import run_search
 from wherein.workspace import Root
 
 FILES = {f"pkg/mod{i:02}.py": f"def handler_{i}(request):\n    return {i}\n" for i in range(40)}
 
 
 def _search(repo, query: str, budget_s: float):
-    return run_search(
-        query,
-        workspace=repo,
-        settings=load_settings(repo),
-        fast_embedder=HashingEmbedder(),
-        cold_budget_s=budget_s,
-    )
+    return fresh_search(repo, query, cold_budget_s=budget_s)
 
 
 def test_a_first_search_out_of_budget_answers_from_what_it_read_and_the_next_goes_on(tmp_path):
