@@ -16,13 +16,12 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from wherein.workspace import Root
+from wherein.workspace import VERSION_CONTROL_DIRS, Root
 
 __all__ = ["RootPlan", "plan_roots", "split_entry", "workspace_roots"]
 
-# Version control's own folders (also in `SKIPPED_DIRS`), and what marks a git repository's
-# folder by any name (a bare clone's `name.git`, a worktree's under `.git/worktrees`).
-VERSION_CONTROL_DIRS = frozenset({".git", ".hg", ".svn"})
+# What marks a git repository's folder by any name (a bare clone's `name.git`, a worktree's
+# under `.git/worktrees`).
 GIT_DIR_MARKERS = ("HEAD", "objects", "refs")
 
 

@@ -33,6 +33,7 @@ from wherein.walk_records import FileEntry, Root, WalkReport, is_refusal, note_u
 
 __all__ = [
     "SKIPPED_DIRS",
+    "VERSION_CONTROL_DIRS",
     "FileEntry",
     "Root",
     "SourceSkipped",
@@ -45,11 +46,11 @@ __all__ = [
 ]
 
 # Directories that hold tooling state or build output, never source to search.
-SKIPPED_DIRS = frozenset(
+# Version control's own folders: a repository's settings (remote URLs with their tokens,
+# hooks), never code; no walk enters one and no source root may be one (`wherein.roots`).
+VERSION_CONTROL_DIRS = frozenset({".git", ".hg", ".svn"})
+SKIPPED_DIRS = VERSION_CONTROL_DIRS | frozenset(
     {
-        ".git",
-        ".hg",
-        ".svn",
         "node_modules",
         "__pycache__",
         ".venv",
