@@ -41,6 +41,7 @@ __all__ = [
     "NoLocalEmbedder",
     "NoSuchWorkspace",
     "ModelTimeout",
+    "ModelUnreachable",
     "UsageError",
     "VectorsDamaged",
     "WhereinError",
@@ -127,6 +128,10 @@ class ModelStepError(WhereinError):
 
 class ModelTimeout(ModelStepError):
     """The chat model did not answer before the step's own deadline."""
+
+
+class ModelUnreachable(ModelStepError):
+    """The chat model's server could not be reached, or broke off without an answer."""
 
 
 class LedgerMissing(WhereinError):

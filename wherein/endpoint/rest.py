@@ -57,11 +57,17 @@ class Rest:
     ago_s: float
     left_s: float
 
-    def message(self) -> str:
-        return (
+    def message(self, asked_by: tuple[str, ...] = ("status", "index")) -> str:
+        """What happened and when it is asked again; `asked_by` names the commands that ask
+        at once (`forget_rest`)."""
+        said = (
             f"{self.said} That was {self.ago_s:.0f} s ago; it is not asked again for "
-            f"{self.left_s:.0f} s, or until 'wherein status' or 'wherein index' asks it."
+            f"{self.left_s:.0f} s"
         )
+        if not asked_by:
+            return said + "."
+        commands = " or ".join(f"'wherein {command}'" for command in asked_by)
+        return f"{said}, or until {commands} asks it."
 
 
 def rest_key(settings: Settings) -> str:

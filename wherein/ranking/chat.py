@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wherein.errors import ModelStepError, ModelTimeout
+from wherein.errors import ModelStepError, ModelTimeout, ModelUnreachable
 from wherein.redaction import server_text
 from wherein.settings import Settings
 
@@ -32,6 +32,7 @@ __all__ = [
     "chat_model",
     "json_block",
     "load_client",
+    "rest_key",
 ]
 
 OLLAMA = "ollama"
@@ -105,6 +106,14 @@ def chat_model(settings: Settings, step: str) -> ChatModel:
         allow_remote=settings["embedding.allow_remote"],
         keep_alive=settings["embedding.keep_alive"],
     )
+
+
+def rest_key(settings: Settings, step: str) -> str:
+    """What a miss of `step`'s model is kept under (`wherein.endpoint.rest`): its server,
+    model and deadline, so a step that shares both with the other rests with it, and a
+    longer deadline (what a miss's message suggests) asks again at once."""
+    url = settings[f"{step}.api_base"] or settings["embedding.api_base"]
+    return f"chat {settings[f'{step}.model']} at {url} within {settings[f'{step}.timeout_s']:g} s"
 
 
 def load_client() -> None:
@@ -206,7 +215,7 @@ def _post(
             f"raise {target.step}.timeout_s if it is only slow."
         ) from None
     except httpx.TransportError as err:
-        raise ModelStepError(
+        raise ModelUnreachable(
             f"The {target.step} model {target.describe()} cannot be reached "
             f"({type(err).__name__}: {_clean(str(err), target.api_key) or 'no detail'}); "
             f"start the server or fix {target.url_key}."

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from wherein.ranking.chat import ask_model, chat_model, json_block, load_client
+from wherein.ranking.chat import ask_model, chat_model, json_block, load_client, rest_key
 from wherein.ranking.step import FAILED, USED, PendingStep, StepStatus, downgrade, start_step
 from wherein.settings import Settings
 
@@ -85,6 +85,7 @@ def start_expansion(
         timeout_key="expansion.timeout_s",
         cancel=cancel,
         prepare=load_client,
+        rest_key=rest_key(settings, "expansion"),
     )
     return Expansion(query, pending)
 

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from wherein.ranking.chat import ask_model, chat_model, json_block, load_client
+from wherein.ranking.chat import ask_model, chat_model, json_block, load_client, rest_key
 from wherein.ranking.step import FAILED, OFF, USED, StepStatus, downgrade, start_step
 from wherein.settings import Settings
 
@@ -90,6 +90,7 @@ def rerank(
         timeout_key="rerank.timeout_s",
         cancel=cancel,
         prepare=load_client,
+        rest_key=rest_key(settings, "rerank"),
     ).wait()
     if status.status != USED or answer is None:
         return items, status

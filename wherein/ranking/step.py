@@ -6,6 +6,10 @@ of its own (docs/contracts.md "Ranking"): slow means the caller stops waiting at
 and goes on with what it has; cancelled means it stops waiting at once and starts nothing more.
 The worker's reads and writes carry the same deadline (`request_deadline`), so an abandoned
 call ends on its own soon after and never holds a connection for longer than that.
+
+A model that made a search wait out its deadline is not asked again at once, by any process
+(`wherein.endpoint.rest`, under the step's `rest_key`): each `wherein search` is a process of
+its own, and against a wedged server every one of them paid the whole deadline.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from wherein.config import KEYS, MAX_TIMEOUT_S, MIN_TIMEOUT_S
-from wherein.errors import ModelTimeout, WhereinError
+from wherein.errors import ModelTimeout, ModelUnreachable, WhereinError
 
 __all__ = [
     "CANCELLED",
@@ -89,8 +93,10 @@ class PendingStep(Generic[T]):
         timeout_key: str,
         cancel: threading.Event | None,
         prepare: Callable[[], None] | None = None,
+        rest_key: str | None = None,
     ) -> None:
         self.name = name
+        self.rest_key = rest_key
         self.timeout_s = clamp_timeout(timeout_s, timeout_key)
         self.timeout_key = timeout_key
         self.cancel = cancel
@@ -100,11 +106,16 @@ class PendingStep(Generic[T]):
         self._started = time.monotonic()
         self._ended: float | None = None
         self._outcome: tuple[T | None, StepStatus] | None = None
+        self._asked = False
+        kept = None if work is None or rest_key is None else _resting(rest_key)
         if work is None:
             self._outcome = (None, StepStatus(OFF))
         elif cancel is not None and cancel.is_set():
             self._outcome = (None, StepStatus(CANCELLED, "the search was cancelled before it"))
+        elif kept is not None:
+            self._outcome = (None, StepStatus(FAILED, kept.message(asked_by=())))
         else:
+            self._asked = True
             if prepare is not None:
                 prepare()  # on the step's clock: what it costs is added latency too
             worker = threading.Thread(
@@ -114,8 +125,8 @@ class PendingStep(Generic[T]):
 
     @property
     def started(self) -> bool:
-        """Whether a model call was made (a step that is off or was cancelled makes none)."""
-        return self._outcome is None or self._outcome[1].status not in (OFF, CANCELLED)
+        """Whether a model call was made (a step that is off, cancelled or resting makes none)."""
+        return self._asked
 
     def _run(self, work: Callable[[], T]) -> None:
         # Here, not at the top: transport loads httpx, which a search with no step never needs.
@@ -139,7 +150,20 @@ class PendingStep(Generic[T]):
         """
         if self._outcome is None:
             self._outcome = self._collect()
+            self._keep_outcome(self._outcome[1])
         return self._outcome
+
+    def _keep_outcome(self, status: StepStatus) -> None:
+        """A wait of a second or more for nothing starts a rest; an answer ends one."""
+        if self.rest_key is None:
+            return
+        from wherein.endpoint import rest
+
+        answerless = status.status == TIMED_OUT or isinstance(self._error, ModelUnreachable)
+        if status.status == USED:
+            rest.note_answer(self.rest_key)
+        elif answerless and status.ms >= rest.WORTH_RESTING_S * 1000.0:
+            rest.note_miss(self.rest_key, f"The {self.name} model: {status.reason}.")
 
     def _collect(self) -> tuple[T | None, StepStatus]:
         deadline = self._started + self.timeout_s
@@ -175,6 +199,13 @@ class PendingStep(Generic[T]):
         return StepStatus(status, reason, (end - self._started) * 1000.0)
 
 
+def _resting(key: str):  # -> wherein.endpoint.rest.Rest | None
+    # Imported here: a search with both steps off never reads the rest file.
+    from wherein.endpoint import rest
+
+    return rest.resting(key)
+
+
 def start_step(
     name: str,
     work: Callable[[], T] | None,
@@ -183,13 +214,21 @@ def start_step(
     timeout_key: str,
     cancel: threading.Event | None = None,
     prepare: Callable[[], None] | None = None,
+    rest_key: str | None = None,
 ) -> PendingStep[T]:
     """Start `work` (None: the step is off) in a worker thread under its own deadline.
 
     `prepare` runs first in the calling thread, on the step's clock (see `chat.load_client`).
+    With a `rest_key`, a recent wait for nothing under that key fails the step at once.
     """
     return PendingStep(
-        name, work, timeout_s=timeout_s, timeout_key=timeout_key, cancel=cancel, prepare=prepare
+        name,
+        work,
+        timeout_s=timeout_s,
+        timeout_key=timeout_key,
+        cancel=cancel,
+        prepare=prepare,
+        rest_key=rest_key,
     )
 
 
