@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -455,6 +456,27 @@ def test_without_a_virtualenv_the_python3_on_path_is_asked(tmp_path, monkeypatch
     (environment,), problem = python_environments(ws, None, inside_only=False)
     assert problem is None and environment.site_packages == (site,)
     assert f"python3 on PATH ({python})" in environment.where
+
+
+def test_the_python3_on_path_runs_nothing_of_the_workspace(tmp_path, monkeypatch):
+    # `python3 -c` imports from the current folder first, and a pyenv shim picks its
+    # interpreter by the current folder's `.python-version`: asked from the workspace, a
+    # clone's `sysconfig.py` ran. The interpreter is real here; the clone's files are checked.
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(sys.executable)
+    marker = tmp_path / "ran"
+    planted = f"open({str(marker)!r}, 'a').write('the clone ran')\n"
+    ws = write_tree(
+        tmp_path / "ws",
+        {"main.py": "import attr\n", "sysconfig.py": planted, "json.py": planted},
+    )
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(ws)
+    suggest_roots(ws, [])
+    python_environments(ws, None, inside_only=False)
+    assert not marker.exists()
 
 
 def test_a_planted_virtualenv_cannot_link_a_package_out_or_hang_on_its_metadata(

@@ -14,13 +14,12 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from wherein.config import all_inside
-from wherein.packages.environment import venv_site_packages
+from wherein.packages.environment import ask_site_packages, venv_site_packages
 from wherein.python_imports import imported_names, installed_packages
 from wherein.roots import plan_roots
 from wherein.workspace import Root, SourceSkipped, WalkReport, read_source, walk_root
@@ -33,9 +32,6 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 MAX_SCRIPT_FILES = 5000
 MAX_PYTHON_FILES = 5000
 MAX_SCRIPT_BYTES = 256 * 1024
-# `python3 -c ...` through a version manager's shim can take a second; never hang on it.
-PYTHON_PROBE_TIMEOUT_S = 10.0
-_PURELIB = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
 # import x from 'y' / export ... from 'y' / import 'y' / require('y') / import('y'). The
 # spaces inside `import (` are the parenthesis's own: two `\s*` side by side took quadratic
 # time on a long run of spaces after `import`.
@@ -172,9 +168,10 @@ def _site_packages(workspace: Path) -> list[tuple[Path, str]]:
         ]
     python = shutil.which("python3") if not places else None  # a fallback, not a third env
     if python:
-        purelib = _ask_python(python)
-        if purelib is not None:
-            places.append((purelib, f"in the python3 on PATH ({python})"))
+        # As `roots add` asks it, so the command printed finds what was suggested.
+        places += [
+            (site, f"in the python3 on PATH ({python})") for site in ask_site_packages(python)
+        ]
     seen: set[Path] = set()
     unique = []
     for path, reason in places:
@@ -183,21 +180,6 @@ def _site_packages(workspace: Path) -> list[tuple[Path, str]]:
             seen.add(resolved)
             unique.append((path, reason))
     return unique
-
-
-def _ask_python(python: str) -> Path | None:
-    try:
-        done = subprocess.run(
-            [python, "-c", _PURELIB],
-            capture_output=True,
-            text=True,
-            timeout=PYTHON_PROBE_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    text = done.stdout.strip()
-    return Path(text) if done.returncode == 0 and text else None
 
 
 @dataclass

@@ -6,6 +6,8 @@ import difflib
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -391,7 +393,7 @@ def test_server_command_falls_back_to_the_interpreter_when_no_script_sits_beside
     python.parent.mkdir(parents=True)
     python.write_text("")
     monkeypatch.setattr("sys.executable", str(python))
-    assert server_command() == [str(python), "-m", "wherein.cli"]
+    assert server_command() == [str(python), "-P", "-m", "wherein.cli"]
     script = python.parent / "wherein"
     script.write_text("#!/bin/sh\n")
     script.chmod(0o755)
@@ -417,3 +419,34 @@ def test_claude_config_dir_replaces_dot_claude_for_install_meter_and_status_line
     assert not (folder / ".claude").exists()
     assert "statusLine" in json.loads((folder / "settings.json").read_text())
     assert claude_candidates() == [folder]
+
+
+@pytest.mark.parametrize("version", [(3, 10), (3, 11)])
+def test_the_module_form_never_imports_a_wherein_from_the_folder_it_starts_in(
+    tmp_path, monkeypatch, version
+):
+    # An agent starts the server in the project's folder; a clone's own `wherein/` package
+    # must not be what runs. The check that it can: the plain `-m` form does run it.
+    clone = tmp_path / "clone"
+    (clone / "wherein").mkdir(parents=True)
+    marker = tmp_path / "ran"
+    (clone / "wherein" / "__init__.py").write_text(
+        f"open({str(marker)!r}, 'w').write('the clone ran')\n"
+    )
+    python = Path(sys.executable).absolute()
+    monkeypatch.setattr("sys.executable", str(tmp_path / "no-script-here" / "python"))
+    monkeypatch.setattr("sys.version_info", version)
+    program, *args = server_command()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+
+    def run(*command: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(python), *command], cwd=clone, env=env, capture_output=True, text=True
+        )
+
+    assert program == str(tmp_path / "no-script-here" / "python")
+    done = run(*args, "--help")
+    assert done.returncode == 0 and "usage: wherein" in done.stdout
+    assert not marker.exists()
+    run("-m", "wherein.cli", "--help")
+    assert marker.read_text() == "the clone ran"

@@ -25,7 +25,7 @@ from typing import Any
 from wherein.errors import ConfigError, UsageError
 from wherein.install.agents import claude_folder
 from wherein.install.change import FileChange, missing_dirs
-from wherein.install.command import server_command
+from wherein.install.command import SAFE_PATH_MAIN, server_command
 from wherein.install.files import read_text
 from wherein.install.jsonc import parse_json_document
 from wherein.install.record import Created, created_in, load_record, save_record
@@ -74,7 +74,10 @@ def is_wherein_statusline(value: Any) -> bool:
     if len(words) < 2 or words[-1] != "statusline":
         return False
     program = words[:-1]
-    return Path(program[0]).name == "wherein" or program[-2:] == ["-m", "wherein.cli"]
+    return Path(program[0]).name == "wherein" or program[-2:] in (
+        ["-m", "wherein.cli"],
+        ["-c", SAFE_PATH_MAIN],
+    )
 
 
 def plan_statusline(

@@ -107,7 +107,12 @@ def venv_site_packages(prefix: Path) -> tuple[Path, ...]:
 def ask_site_packages(python: str) -> tuple[Path, ...]:
     """The purelib and platlib folders of the interpreter `python`, asked in isolated mode;
     () when it does not answer. Not for a virtualenv's interpreter: without `site` it reports
-    its base installation's folders (`venv_site_packages` reads a virtualenv's layout)."""
+    its base installation's folders (`venv_site_packages` reads a virtualenv's layout).
+
+    Asked from the root folder, never the workspace: a clone's `sysconfig.py` would be
+    imported from the current folder without `-I`, and a pyenv shim picks the interpreter
+    by a `.python-version` file in the current folder.
+    """
     try:
         done = subprocess.run(
             [python, "-I", "-S", "-c", _SITE_PATHS],
@@ -115,6 +120,7 @@ def ask_site_packages(python: str) -> tuple[Path, ...]:
             text=True,
             timeout=PYTHON_PROBE_TIMEOUT_S,
             check=False,
+            cwd=os.sep,
         )
         paths = json.loads(done.stdout) if done.returncode == 0 else []
     except (OSError, subprocess.TimeoutExpired, ValueError):
