@@ -376,10 +376,43 @@ def test_roots_suggest_lists_the_virtualenv_and_the_imported_packages(project, m
     assert "importers" not in payload["suggestions"][2]  # node entries keep their fields
     # The distributions, as `roots add` takes them, the most imported first.
     assert [p["entry"] for p in payload["packages"]] == ["requests", "PyYAML"]
-    assert payload["packages_command"].startswith("wherein roots add requests PyYAML --workspace")
+    assert payload["packages_command"].startswith("wherein roots add --workspace ")
+    assert payload["packages_command"].endswith(" -- requests PyYAML")
     text = run_wherein("roots", "suggest", "--workspace", str(project)).stdout.decode()
     assert text.startswith("requests\t(python: imported by 2 files")
     assert f"\nrequests={site}/requests\t(python: imported by 2 files" in text
+
+
+def test_a_planted_package_name_cannot_put_an_option_into_the_printed_command(project, monkeypatch):
+    # A METADATA `Name: --python=tools/py` was printed as `roots add --python=tools/py ...`,
+    # and running the command as printed ran the clone's program to ask its site-packages.
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    site = project / ".venv/lib/python3.11/site-packages"
+    marker = project.parent / "ran"
+    write_tree(
+        project,
+        {
+            "tools/py": f"#!/bin/sh\necho ran > {shlex.quote(str(marker))}\n",
+            "package.json": json.dumps({"dependencies": {"react": "1", "--user": "1"}}),
+            "node_modules/react/package.json": '{"name": "react", "version": "18.0.0"}',
+            ".venv/lib/python3.11/site-packages/requests-2.31.0.dist-info/RECORD": (
+                "requests/api.py,,\n"
+            ),
+        },
+    )
+    (project / "tools/py").chmod(0o755)
+    info = site / "evil-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: --python=tools/py\nVersion: 1\n")
+    (info / "top_level.txt").write_text("requests\n")
+    shown = run_wherein("roots", "suggest", "--workspace", str(project), "--json")
+    payload = json.loads(shown.stdout)
+    assert [p["entry"] for p in payload["packages"]] == ["requests", "PyYAML", "npm:react"]
+    words = shlex.split(payload["packages_command"])
+    assert words[:2] == ["wherein", "roots"]
+    added = run_wherein(*words[1:], env=STATIC)
+    assert added.returncode == 0, added.stderr
+    assert not marker.exists()
 
 
 def test_a_package_inside_a_configured_root_is_not_suggested_again(project, monkeypatch):

@@ -8,6 +8,7 @@ workspace's `package.json` declares that are installed in its `node_modules`, af
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,14 @@ __all__ = ["PackageSuggestion", "add_packages_command", "suggest_packages"]
 
 MAX_MANIFEST_BYTES = 1 << 20
 DEPENDENCY_FIELDS = ("dependencies", "devDependencies", "peerDependencies")
+# The names a suggestion may carry into the printed command: a distribution's name as PEP 508
+# writes it, an npm package's as npm accepts it (old mixed-case names included). A name read
+# from a planted METADATA or package.json is anything: `--python=tools/py` made the printed
+# command run a program of the clone's.
+PYTHON_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,198}[A-Za-z0-9])?")
+NPM_NAME = re.compile(
+    r"(?:@[A-Za-z0-9~-][A-Za-z0-9._~-]{0,100}/)?[A-Za-z0-9~-][A-Za-z0-9._~-]{0,213}"
+)
 
 
 @dataclass(frozen=True)
@@ -45,7 +54,7 @@ def suggest_packages(
             continue
         for provided in folder.distributions:
             name = provided.split(" ", 1)[0]
-            if _name(name) not in taken:
+            if PYTHON_NAME.fullmatch(name) and _name(name) not in taken:
                 taken.add(_name(name))
                 found.append(PackageSuggestion(name, "python", folder.reason))
     for name in _declared(workspace):
@@ -57,9 +66,9 @@ def suggest_packages(
 
 
 def add_packages_command(workspace: Path, suggestions: list[PackageSuggestion]) -> str:
-    """The one command that adds every suggested package."""
+    """The one command that adds every suggested package (after `--`: never an option)."""
     names = " ".join(shlex.quote(s.entry) for s in suggestions)
-    return f"wherein roots add {names} --workspace {shlex.quote(str(workspace))}"
+    return f"wherein roots add --workspace {shlex.quote(str(workspace))} -- {names}"
 
 
 def _declared(workspace: Path) -> list[str]:
@@ -72,8 +81,8 @@ def _declared(workspace: Path) -> list[str]:
     for field in DEPENDENCY_FIELDS:
         listed = manifest.get(field) if isinstance(manifest, dict) else None
         if isinstance(listed, dict):
-            names += [n for n in listed if isinstance(n, str) and n not in names]
-    return names
+            names += [n for n in listed if isinstance(n, str) and NPM_NAME.fullmatch(n)]
+    return list(dict.fromkeys(names))
 
 
 def _name(entry: str) -> str:
