@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.embedding.fake_server import FakeEmbeddingServer
-from tests.helpers import write_tree
+from tests.helpers import printed_in_time, write_tree
 from tests.plugin.conftest import run_session
 from tests.ranking.chat_server import FakeChatServer
 from wherein.cli import main
@@ -350,3 +350,20 @@ def test_an_unknown_wherein_variable_in_the_environment_is_an_error_naming_it(tm
         load_settings(repo, environ={"WHEREIN_SEARCH_LIMT": "3"})
     for own in ("WHEREIN_HOME", "WHEREIN_SESSION_ID"):  # wherein's, not settings
         load_settings(repo, environ={own: "x"})
+
+
+def test_a_workspace_file_of_thousands_of_dotted_keys_is_read_at_once(tmp_path):
+    # tomlkit took over a minute for 4,000 `a.bN = 1` lines (47 KB), and every search,
+    # status and recall reads the file; 8,000 took longer than the child is given here.
+    dotted = "".join(f"a.b{n} = 1\n" for n in range(8000))
+    repo = _clone(tmp_path, f"[search]\nlimit = 3\n{dotted}")
+    code = (
+        "import os, sys; from pathlib import Path\n"
+        f"os.environ['XDG_CONFIG_HOME'] = {str(tmp_path / 'config')!r}\n"
+        "from wherein.config import load_settings\n"
+        f"settings = load_settings(Path({str(repo)!r}))\n"
+        "print(settings['search.limit'], any(\"'search.a'\" in w for w in settings.warnings))"
+    )
+    assert printed_in_time(code) == "3 True"
+    with pytest.raises(ConfigError, match=r"8000 dotted keys .*left untouched"):
+        config_set("search.limit", "4", workspace_config_path(repo), workspace_file=True)

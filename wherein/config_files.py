@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from wherein.errors import ConfigError
 from wherein.safe_files import CONTROL_FILE_MAX_BYTES, UnsafeFile, read_regular
+from wherein.toml_text import TomlError, loads, too_slow_to_edit
 
 if TYPE_CHECKING:
     import tomlkit
@@ -42,11 +43,20 @@ def read_config_text(path: Path, *, follow_links: bool = False) -> str | None:
 
 
 def read_config_document(path: Path, text: str | None) -> tomlkit.TOMLDocument:
+    """The file as tomlkit keeps it for an edit (comments, layout).
+
+    Raises:
+        ConfigError: the text is not valid TOML, or too slow for tomlkit to parse.
+    """
     import tomlkit
     import tomlkit.exceptions
 
     if text is None:
         return tomlkit.document()
+    read_config_toml(path, text)  # invalid TOML is said in the same words as when read
+    refusal = too_slow_to_edit(text, f"Config file {path}")
+    if refusal:
+        raise ConfigError(refusal + ".")
     try:
         return tomlkit.parse(text)
     except tomlkit.exceptions.ParseError as err:
@@ -56,9 +66,15 @@ def read_config_document(path: Path, text: str | None) -> tomlkit.TOMLDocument:
 
 
 def read_config_toml(path: Path, text: str | None) -> dict[str, Any]:
-    if text is None:  # the usual case, and then tomlkit (~10 ms to import) is not needed
+    """The file's data (`toml_text.loads`: fast whatever a clone wrote in it)."""
+    if text is None:
         return {}
-    return read_config_document(path, text).unwrap()
+    try:
+        return loads(text)
+    except TomlError as err:
+        raise ConfigError(
+            f"Config file {path} is not valid TOML ({err}). Fix or remove it."
+        ) from err
 
 
 def flatten_sections(data: dict[str, Any], path: Path, known: list[str]) -> dict[str, Any]:

@@ -81,3 +81,16 @@ def test_our_key_holding_something_other_than_a_table_is_refused_naming_it():
 def test_malformed_toml_is_refused_naming_the_file():
     with pytest.raises(ConfigError, match=r"/x/config.toml is not valid TOML"):
         parse_toml_document("[mcp_servers.docs\n", "/x/config.toml")
+
+
+def test_a_file_of_many_dotted_keys_is_edited_as_text_and_never_handed_to_tomlkit():
+    # tomlkit's time grows with the cube of a table's dotted keys; the text edit needs no
+    # tomlkit, and the edit that does (a parent written inline) is refused, not minutes long.
+    dotted = "".join(f"a.b{n} = 1\n" for n in range(5000))
+    text = f"[tui]\n{dotted}"
+    added = parse_toml_document(text, "c.toml").with_table(KEY, TABLE)
+    assert added.startswith(text)
+    assert parse_toml_document(added, "c.toml").get(KEY) == TABLE
+    inline = f"mcp_servers = {{ other = {{ command = 'y' }} }}\n[tui]\n{dotted}"
+    with pytest.raises(ConfigError, match=r"c\.toml has 5000 dotted keys"):
+        parse_toml_document(inline, "c.toml").with_table(KEY, TABLE)

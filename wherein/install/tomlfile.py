@@ -1,11 +1,12 @@
 """Add or remove one `[a.b]` table in a TOML file (Codex's config.toml), keeping the rest.
 
-tomlkit parses the file and checks every edit; the edit itself is text: a new table is
-appended after a blank line, and removing it cuts exactly those lines, so install followed by
-uninstall gives back the original bytes. (tomlkit's own `del` leaves the blank line it added
-before the table.) Each spliced text is parsed again and must hold exactly the expected data;
-when it does not (the parent is an inline table, say), the edit goes through tomlkit instead,
-which keeps comments but may move whitespace.
+The file is read, and every edit checked, by `toml_text.loads`; the edit itself is text: a
+new table is appended after a blank line, and removing it cuts exactly those lines, so
+install followed by uninstall gives back the original bytes. (tomlkit's own `del` leaves the
+blank line it added before the table.) Each spliced text is parsed again and must hold
+exactly the expected data; when it does not (the parent is an inline table, say), the edit
+goes through tomlkit instead, which keeps comments but may move whitespace (and refuses a
+file it would take minutes on: `toml_text.too_slow_to_edit`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import tomlkit.items
 
 from wherein.errors import ConfigError
 from wherein.install.files import match_newlines, newline_of
+from wherein.toml_text import TomlError, loads, too_slow_to_edit
 
 __all__ = ["TomlDocument", "parse_toml_document"]
 
@@ -32,7 +34,10 @@ class TomlDocument:
     def __init__(self, text: str, where: str) -> None:
         self.text = text
         self.where = where
-        self.data = _parse(text, where).unwrap()
+        try:
+            self.data = loads(text)
+        except TomlError as err:
+            raise _invalid(where, err) from err
 
     def get(self, path: tuple[str, ...]) -> Any:
         value: Any = self.data
@@ -131,19 +136,26 @@ def parse_toml_document(text: str, where: str) -> TomlDocument:
 
 
 def _parse(text: str, where: str) -> tomlkit.TOMLDocument:
+    refusal = too_slow_to_edit(text, where)
+    if refusal:
+        raise ConfigError(refusal + "; then run the command again.")
     try:
         return tomlkit.parse(text)
     except tomlkit.exceptions.ParseError as err:
-        raise ConfigError(
-            f"{where} is not valid TOML ({err}). It was left untouched; fix it and run the "
-            "command again."
-        ) from err
+        raise _invalid(where, err) from err
+
+
+def _invalid(where: str, err: Exception) -> ConfigError:
+    return ConfigError(
+        f"{where} is not valid TOML ({err}). It was left untouched; fix it and run the "
+        "command again."
+    )
 
 
 def _parses_to(text: str, expected: dict[str, Any]) -> bool:
     try:
-        return tomlkit.parse(text).unwrap() == expected
-    except tomlkit.exceptions.ParseError:
+        return loads(text) == expected
+    except TomlError:
         return False
 
 

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from wherein.errors import ConfigError
 from wherein.meter.bounds import MAX_RATE_USD, OutOfRange, check_time
+from wherein.toml_text import TomlError, loads
 
 __all__ = [
     "PriceBook",
@@ -177,8 +178,8 @@ def _shipped_table() -> str:
 def parse_price_table(text: str, origin: str) -> list[PriceRow]:
     """Parse a price table in the format documented at the top of the shipped `prices.toml`."""
     try:
-        document = _toml_loads(text)
-    except ValueError as err:  # TOMLDecodeError is a ValueError, and so is tomlkit's error here
+        document = loads(text)
+    except TomlError as err:
         raise ConfigError(
             f"The price file {origin} is not valid TOML: {err}. Fix the line it names."
         ) from err
@@ -187,27 +188,6 @@ def parse_price_table(text: str, origin: str) -> list[PriceRow]:
         kind = type(entries).__name__
         raise ConfigError(f"The price file {origin} has 'price' as a {kind}; use [[price]] rows.")
     return [_parse_row(entry, origin, number) for number, entry in enumerate(entries, start=1)]
-
-
-def _toml_loads(text: str) -> dict:
-    """The standard library's reader (3.11+: ~15x faster than tomlkit here), else tomlkit."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        return _tomlkit_loads(text)
-    return tomllib.loads(text)
-
-
-def _tomlkit_loads(text: str) -> dict:  # pragma: no cover - Python 3.10
-    """tomlkit, imported only where there is no tomllib (it takes longer to import than the
-    status line may take to answer)."""
-    import tomlkit
-    import tomlkit.exceptions
-
-    try:
-        return tomlkit.parse(text).unwrap()
-    except tomlkit.exceptions.TOMLKitError as err:
-        raise ValueError(str(err)) from err
 
 
 def _parse_row(entry: Any, origin: str, number: int) -> PriceRow:
