@@ -92,3 +92,23 @@ def test_each_tier_has_its_own_cache_and_old_caches_are_removed(tmp_path):
 
 def _cache_files(store, tier: str):
     return sorted(store.path.parent.glob(f"vectors-{tier}-*.npy"))
+
+
+def test_a_rebuilt_index_never_reads_the_cache_its_predecessor_left(tmp_path):
+    # A new file's counters start again where the lost one's did, so a cache named by them
+    # alone was read again after `rm index.db` (or a damaged file moved aside): the old
+    # text's vectors, ranked for chunks whose text had changed, until something else changed.
+    repo, store = _store(tmp_path)
+    store.vectors()
+    path = store.path
+    store.close()
+    for name in (INDEX_FILE_NAME, f"{INDEX_FILE_NAME}-wal", f"{INDEX_FILE_NAME}-shm"):
+        (path.parent / name).unlink(missing_ok=True)
+    (repo / "m2.py").write_text("def renamed():\n    return 'a different text'\n")
+    store = open_store(path)
+    refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    embed_pending(store, HashingEmbedder(), budget_s=None)
+    ids, matrix = store.vectors()
+    direct_ids, direct = store._read_vectors(FULL)
+    np.testing.assert_array_equal(ids, direct_ids)
+    np.testing.assert_array_equal(matrix, direct)

@@ -18,7 +18,7 @@ import numpy as np
 from wherein.index.folders import in_folders
 from wherein.index.migrations import MIGRATIONS
 from wherein.index.tiers import FAST
-from wherein.index.vector_tables import VectorTables
+from wherein.index.vector_tables import VectorTables, new_file_token
 from wherein.storage.database import (
     Database,
     DatabaseKind,
@@ -135,6 +135,9 @@ class Store(VectorTables, Database):
     """One workspace's index file."""
 
     KIND = DatabaseKind("index", APPLICATION_ID, MIGRATIONS, kept="vectors and files")
+
+    def _created(self, conn: sqlite3.Connection) -> None:
+        new_file_token(conn)
 
     # -- metadata -------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,11 +39,21 @@ from wherein.ranking.vector import (
     zero_rows,
 )
 from wherein.storage.database import marked_batches, select_by_ids
+from wherein.storage.transaction import write_meta
 from wherein.storage.vectors import stack_vectors, vector_rows, write_vectors
 
-__all__ = ["STACKED_SHARE", "HeldVectors", "VectorTables", "embedding_text"]
+__all__ = [
+    "FILE_TOKEN",
+    "STACKED_SHARE",
+    "HeldVectors",
+    "VectorTables",
+    "embedding_text",
+    "new_file_token",
+]
 
 VECTOR_ITEM_BYTES = 4  # float32
+# A random token written when an index file is made: the vector cache's names begin with it.
+FILE_TOKEN = "file_token"
 
 
 # A held matrix stays stacked (`StackedRows`) while its dead rows and the rows added since
@@ -159,14 +170,19 @@ class VectorTables:
         return self.vectors_versions((tier,))[0]
 
     def vectors_versions(self, tiers: Sequence[VectorTier]) -> list[str]:
-        """`vectors_version` of each tier, read in one query (a resident search asks often)."""
-        names = [("generation", _version_key(tier), tier.meta_key) for tier in tiers]
+        """`vectors_version` of each tier, read in one query (a resident search asks often).
+
+        It names the derived vector cache, so it starts with the file's own token
+        (`FILE_TOKEN`): the counters after it start again in a new file, and a rebuilt
+        index must not read the cache its damaged or deleted predecessor left beside it.
+        """
+        names = [(FILE_TOKEN, "generation", _version_key(tier), tier.meta_key) for tier in tiers]
         wanted = sorted({name for trio in names for name in trio})
         marks = ",".join("?" * len(wanted))
         values = dict(
             self.conn.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", wanted)
         )
-        return ["/".join(values.get(name) or "0" for name in trio) for trio in names]
+        return ["/".join(values.get(name) or "0" for name in key) for key in names]
 
     def _bump_vectors_version(self, conn: sqlite3.Connection, tier: VectorTier) -> None:
         """Mark that the set of vectors changed, so the derived vector cache is rebuilt."""
@@ -422,6 +438,11 @@ def _stacked(
 
 def _epoch_key(tier: VectorTier) -> str:
     return f"{tier.name}_vectors_epoch"
+
+
+def new_file_token(conn: sqlite3.Connection) -> None:
+    """Give a new index file its token (`FILE_TOKEN`), inside the transaction making it."""
+    write_meta(conn, FILE_TOKEN, secrets.token_hex(8))
 
 
 def _version_key(tier: VectorTier) -> str:

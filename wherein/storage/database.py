@@ -168,11 +168,16 @@ class Database:
                 # PRAGMA takes no bound parameters; the id is this class's own constant.
                 conn.execute(f"PRAGMA application_id = {int(kind.application_id)}")
             apply_migrations(conn, kind.migrations, kind.label)
+            if app_id == 0:
+                self._created(conn)
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+
+    def _created(self, conn: sqlite3.Connection) -> None:
+        """Mark a file this process just made, inside the transaction that migrated it."""
 
     def close(self) -> None:
         self.conn.close()
