@@ -7,6 +7,7 @@ import anyio
 
 from tests.embedding.fake_server import FakeEmbeddingServer, Reply
 from tests.helpers import write_tree
+from tests.plugin.conftest import run_session
 from wherein import backoff
 from wherein.config import load_settings
 from wherein.plugin import session as session_module
@@ -77,3 +78,25 @@ def test_a_model_that_could_not_start_rests_before_searches_try_it_again(tmp_pat
             assert len(server.requests) > asked
         finally:
             anyio.run(session.aclose)
+
+
+def test_a_stopped_fill_is_in_the_results_warnings_as_in_their_text(tmp_path, monkeypatch):
+    # The contract: `warnings` holds the sentences the text shows as `Note:` lines; a fill
+    # that stopped (disk full, no model) was in the text only.
+    repo = write_tree(tmp_path / "repo", REPO)
+    with FakeEmbeddingServer() as server:
+        monkeypatch.setenv("WHEREIN_EMBEDDING_PROVIDER", "ollama")
+        monkeypatch.setenv("WHEREIN_EMBEDDING_API_BASE", server.url)
+        server.queue.extend([Reply(500, {"error": "model not found"})] * 50)
+
+        async def steps(client):
+            for _ in range(300):
+                result = await client.recall(query="retry with backoff")
+                said = [w for w in result.get("warnings", []) if w.startswith("Filling the")]
+                if said:
+                    return result, said
+                await anyio.sleep(0.1)
+            raise AssertionError(f"no fill failure said: {result['text']}")
+
+        result, (said,) = run_session(repo, steps)
+    assert f"Note: {said}" in result["text"]

@@ -254,9 +254,9 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     lines = [f"{count} result{'s' if count != 1 else ''} {about}{where}{focus_words}."]
     if capped:
         lines.append(f"Note: {capped}")
-    lines += [f"Note: {warning}" for warning in warnings]
     if session.backfill_error and not session.backfill_running():
-        lines.append(f"Note: {session.backfill_error}")
+        warnings.append(session.backfill_error)  # a fill that stopped: disk full, no model
+    lines += [f"Note: {warning}" for warning in warnings]
     if result.pending_chunks:
         if session.backfill_running():
             filling = "this session is embedding them now"
