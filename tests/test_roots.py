@@ -189,6 +189,24 @@ def test_nested_package_stores_virtualenvs_and_metadata_below_a_root_are_not_ind
     }
 
 
+def test_each_file_is_indexed_once_under_the_innermost_root_that_holds_it(tmp_path, library):
+    # A clone's `.wherein.toml` naming `a`, `a/a`, `a/a/a`, ... (inside the workspace, so
+    # allowed) indexed each file once per root above it as well: 50 files became 3,051.
+    ws = write_tree(
+        tmp_path / "ws",
+        {"top.py": "T = 0\n", "a/one.py": "A = 1\n", "a/a/two.py": "B = 2\n"},
+    )
+    write_tree(library, {"widgets/inner/deep.py": "D = 4\n"})
+    search(ws, "widget", ["r1=a", "r2=a/a", f"lib={library}", f"deep={library / 'widgets'}"])
+    assert indexed_paths(ws) == {
+        "top.py",
+        "r1/one.py",
+        "r2/two.py",
+        "deep/render.py",
+        "deep/inner/deep.py",
+    }
+
+
 def test_a_root_removed_from_the_config_leaves_the_index(workspace, library):
     search(workspace, "widget", [f"deps={library}"])
     assert "deps/widgets/render.py" in indexed_paths(workspace)

@@ -70,8 +70,20 @@ def plan_roots(workspace: Path, entries: list[str], focus: str | None = None) ->
         if candidate is not None:
             candidates.append(candidate)
     kept = _drop_duplicates(candidates, problems)
-    roots = [Root(workspace)] + [Root(c.path, c.label) for c in kept]
+    folders = [(workspace, "")] + [(c.path, c.label) for c in kept]
+    roots = [Root(path, label, inner=_inner_roots(path, folders)) for path, label in folders]
     return RootPlan(tuple(roots), tuple(problems))
+
+
+def _inner_roots(path: Path, folders: list[tuple[Path, str]]) -> frozenset[str]:
+    """The folders of the other roots below `path`, relative to it: each file is indexed
+    once, under the innermost root that holds it (a clone's 60 nested roots indexed each
+    file up to 60 times)."""
+    return frozenset(
+        other.relative_to(path).as_posix()
+        for other, _ in folders
+        if other != path and other.is_relative_to(path)
+    )
 
 
 def _check_entry(

@@ -48,6 +48,10 @@ class Root:
     # A package root's own files ('/'-separated, relative to `path`), walked instead of the
     # folder: a distribution's RECORD, not the whole site-packages (`wherein.packages`).
     files: tuple[str, ...] | None = None
+    # Folders below `path` ('/'-separated, relative to it) that are other roots: each is
+    # walked as that root only, so nesting roots (`a`, `a/a`, `a/a/a`, ...) cannot multiply
+    # the files indexed (`wherein.roots.plan_roots`).
+    inner: frozenset[str] = frozenset()
 
     def display(self, rel: str) -> str:
         """The result path: relative to the workspace, or `label/relative` for extra roots."""

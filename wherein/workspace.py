@@ -255,6 +255,7 @@ def _list_folder(
                 if (
                     entry.name in SKIPPED_DIRS
                     or entry.name.endswith(METADATA_DIR_SUFFIXES)
+                    or rel in root.inner
                     or _is_virtualenv(path)
                 ):
                     continue
