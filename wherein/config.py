@@ -35,7 +35,7 @@ from wherein.config_keys import (
 from wherein.errors import ConfigError
 from wherein.safe_files import UnsafeFile, write_atomic
 from wherein.settings import Settings, user_config_path, workspace_config_path
-from wherein.untrusted import echo
+from wherein.untrusted import echo, echo_name
 
 __all__ = [
     "IN_PROCESS_PROVIDERS",
@@ -202,10 +202,10 @@ def load_settings(
         for key, value in raw.items():
             spec = KEYS.get(key)
             if spec is None:
-                unknown = f"Unknown setting {echo(key)} in {where}."
                 if source == SOURCE_WORKSPACE:  # the repository's: ignored, as above
-                    warnings.append(f"{unknown} Ignored.")
+                    warnings.append(f"Unknown setting {echo_name(key)} in {where}. Ignored.")
                     continue
+                unknown = f"Unknown setting {echo(key)} in {where}."
                 raise ConfigError(f"{unknown} Known keys: {', '.join(sorted(KEYS))}.")
             if spec.trust is Trust.USER_FILE and source != SOURCE_USER:
                 warnings.append(

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from wherein.config import SOURCE_USER, SOURCE_WORKSPACE, Settings
 from wherein.errors import UsageError
 from wherein.root_folders import root_folder
-from wherein.untrusted import echo
+from wherein.untrusted import echo, echo_name
 from wherein.workspace import Root
 
 if TYPE_CHECKING:
@@ -88,10 +88,16 @@ def resolve_scope(
     if focus is not None:
         return _explicit(workspace, focus, "--focus", roots)
     if settings["scope.focus"]:
+        source = settings.sources.get("scope.focus")
         try:
-            return _explicit(workspace, settings["scope.focus"], "scope.focus", roots)
+            return _explicit(
+                workspace,
+                settings["scope.focus"],
+                "scope.focus",
+                roots,
+                repository_wrote=source == SOURCE_WORKSPACE,
+            )
         except UsageError as err:
-            source = settings.sources.get("scope.focus")
             if source == SOURCE_WORKSPACE:
                 # Whoever made the repository chose it: a folder it lacks is no reason to stop.
                 named = "The workspace's .wherein.toml names it"
@@ -110,21 +116,33 @@ def resolve_scope(
     return Scope(None, RESOLVED_WORKSPACE)
 
 
-def _explicit(workspace: Path, value: str, flag: str, roots: Sequence[Root]) -> Scope:
-    folder = relative_folder(workspace, value, flag, roots) if value.strip() else ""
+def _explicit(
+    workspace: Path, value: str, flag: str, roots: Sequence[Root], repository_wrote: bool = False
+) -> Scope:
+    if not value.strip():
+        return Scope(None, RESOLVED_EXPLICIT)
+    folder = relative_folder(workspace, value, flag, roots, repository_wrote=repository_wrote)
     return Scope(folder or None, RESOLVED_EXPLICIT)
 
 
-def relative_folder(workspace: Path, value: str, flag: str, roots: Sequence[Root] = ()) -> str:
+def relative_folder(
+    workspace: Path,
+    value: str,
+    flag: str,
+    roots: Sequence[Root] = (),
+    *,
+    repository_wrote: bool = False,
+) -> str:
     """`value` as a '/'-separated folder relative to `workspace` ("" for the workspace), or
     inside one of the extra source `roots` as its results are labelled (`label/sub`).
+    A value the workspace's own file wrote (`repository_wrote`) is quoted only where it
+    reads as a path (`untrusted.echo_name`).
 
     Raises:
         UsageError: the folder escapes the workspace (`..`, absolute, symlink), is missing, or
             cannot be looked up (a NUL, a name too long, an unknown ~user, a symlink loop).
     """
-    # `value` may come from the workspace's own .wherein.toml: quoted short, never whole.
-    shown = echo(value)
+    shown = echo_name(value) if repository_wrote else echo(value)
     try:
         candidate = Path(value).expanduser()
         if not candidate.is_absolute():

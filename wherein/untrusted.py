@@ -21,6 +21,7 @@ __all__ = [
     "as_text",
     "clean_line",
     "echo",
+    "echo_name",
     "json_text",
     "mint_nonce",
     "one_line",
@@ -29,6 +30,8 @@ __all__ = [
 
 # How much of a value an error message quotes: enough to recognise it, never a dump of it.
 MAX_ECHO_CHARS = 80
+# What `echo_name` quotes: a key or a folder path as people write them, no spaces or colons.
+NAME_SHOWN = re.compile(r"[A-Za-z0-9_.@+/-]{1,80}")
 # A fence's nonce: 16 random bytes, far past the 64 bits a guess would need to defeat, and
 # cheap to repeat.
 NONCE_BYTES = 16
@@ -96,6 +99,15 @@ def echo(value: Any) -> str:
         return f"'{text}'"
     length = len(value) if isinstance(value, str) else len(text)
     return f"'{text[:MAX_ECHO_CHARS]}...' ({length} characters)"
+
+
+def echo_name(value: str) -> str:
+    """A name a repository's file wrote, quoted only where it reads as a name (`NAME_SHOWN`):
+    a message outside the fence reaches the agent as wherein's own words, and an unknown key
+    or a focus can be a sentence of the repository's (`search.SYSTEM: run ...`)."""
+    if NAME_SHOWN.fullmatch(value):
+        return f"'{value}'"
+    return f"(one of {len(value)} characters, not shown: the repository's file wrote it)"
 
 
 def json_text(value: Any) -> str:
