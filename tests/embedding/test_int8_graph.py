@@ -69,7 +69,7 @@ def test_a_cached_graph_that_checks_out_is_used_without_making_it(
     assert int8_graph.int8_graph(*bundled) == cached
 
 
-@pytest.mark.parametrize("damage", ["bytes", "hash", "no hash", "link"])
+@pytest.mark.parametrize("damage", ["bytes", "hash", "no hash", "link", "folder", "hash folder"])
 def test_a_damaged_or_planted_cache_is_made_again(made, bundled, tmp_path, monkeypatch, damage):
     cached = _copy_cache(made, tmp_path, monkeypatch)
     written = Path(f"{cached}{int8_graph.SHA256_SUFFIX}")
@@ -81,6 +81,12 @@ def test_a_damaged_or_planted_cache_is_made_again(made, bundled, tmp_path, monke
         written.write_text("0" * 64 + "\n")
     elif damage == "no hash":
         written.unlink()
+    elif damage == "folder":  # every run failed, telling the user to make it writable
+        cached.unlink()
+        (cached / "inner").mkdir(parents=True)
+    elif damage == "hash folder":
+        written.unlink()
+        written.mkdir()
     else:  # a link to a file that has the right bytes is still not ours to run
         elsewhere = tmp_path / "elsewhere.onnx"
         cached.rename(elsewhere)

@@ -35,8 +35,11 @@ from wherein.embedding.stamp import sha256_file, verified_sha256
 from wherein.errors import EmbedderError
 from wherein.onnx_runtime import load_onnxruntime
 from wherein.safe_files import UnsafeFile, not_regular, read_regular, write_atomic
+from wherein.storage.aside import move_aside
 
 __all__ = ["RECIPE", "cache_dir", "int8_graph"]
+
+logger = logging.getLogger(__name__)
 
 # The quantization's own settings: part of what the file's name stands for. Weights keep 7
 # bits (`reduce_range`): x86 CPUs without AVX-512 VNNI multiply uint8 by int8 with
@@ -71,6 +74,7 @@ def int8_graph(bundled: Path, bundled_sha256: str) -> Path:
         return target
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        _clear_the_way(target)
         _make(bundled, target)
     except OSError as err:
         raise EmbedderError(
@@ -79,6 +83,16 @@ def int8_graph(bundled: Path, bundled_sha256: str) -> Path:
             "writable folder."
         ) from err
     return target
+
+
+def _clear_the_way(target: Path) -> None:
+    """Move aside a folder, FIFO or link at the graph's names: `os.replace` cannot put the
+    graph over a folder, and every run would fail saying the cache cannot be written."""
+    for path in (target, Path(f"{target}{SHA256_SUFFIX}")):
+        kind = not_regular(path)
+        if kind is not None:
+            aside = move_aside(path)
+            logger.warning("The int8 graph's name %s was %s; moved it to %s.", path, kind, aside)
 
 
 def _file_name(bundled_sha256: str) -> str:
