@@ -3,6 +3,8 @@ process's BLAS setting kept."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
@@ -10,10 +12,14 @@ from threadpoolctl import threadpool_info
 from wherein.errors import EmbedderError
 from wherein.ranking.vector import (
     EINSUM_MIN_ROWS,
+    NotUnitRows,
     StackedRows,
     can_stack,
+    check_unit_similarities,
+    rows_not_unit,
     rows_where,
     similarities,
+    zero_rows,
 )
 
 
@@ -90,3 +96,22 @@ def test_row_checks_of_a_stacked_matrix_count_its_live_rows_only():
     # Read as one: [3*e1, e2, 0, 2*e3, 0]
     assert rows_not_unit(stacked).tolist() == [0, 3]
     assert zero_rows(stacked).tolist() == [2, 4]
+
+
+def test_damaged_rows_are_found_without_numpy_warning_on_stderr():
+    # Junk in a mapped cache is NaN and 1e38s: said in one sentence by the caller, which a
+    # RuntimeWarning with numpy's source line printed ahead of.
+    rng = np.random.default_rng(3)
+    matrix = rng.standard_normal((64, 8)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix[5] = np.frombuffer(b"\x01\x00\x80\x7f" * 8, np.float32)  # a signalling NaN
+    matrix[9] = np.inf
+    matrix[9, ::2] = -np.inf
+    query = np.abs(matrix[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sims = similarities(query, matrix)
+        assert list(rows_not_unit(matrix)) == [5, 9]
+        assert list(zero_rows(matrix)) == []
+    with pytest.raises(NotUnitRows):
+        check_unit_similarities(sims)

@@ -147,12 +147,15 @@ def similarities(query: np.ndarray, matrix: np.ndarray | StackedRows) -> np.ndar
         return np.zeros(0, dtype=np.float32)
     check_width(query, matrix.shape[1])
     query = query.astype(np.float32, copy=False)
-    if isinstance(matrix, StackedRows):
-        return matrix.products(query)
-    if can_stack(len(matrix), matrix.dtype):
-        return np.einsum("ij,j->i", matrix, query)
-    with _blas().limit(limits=1, user_api="blas"):
-        return matrix @ query
+    # Damaged rows (NaN, huge) are caught by `check_unit_similarities`, said in a sentence:
+    # numpy's own warning would print a source line on stderr first.
+    with np.errstate(invalid="ignore", over="ignore"):
+        if isinstance(matrix, StackedRows):
+            return matrix.products(query)
+        if can_stack(len(matrix), matrix.dtype):
+            return np.einsum("ij,j->i", matrix, query)
+        with _blas().limit(limits=1, user_api="blas"):
+            return matrix @ query
 
 
 class NotUnitRows(ValueError):
@@ -178,13 +181,15 @@ def unit_rows(matrix: np.ndarray | StackedRows) -> bool:
 def rows_not_unit(matrix: np.ndarray | StackedRows) -> np.ndarray:
     """The positions of the rows of `matrix` that are neither unit vectors nor all zeros."""
     rows = _all_rows(matrix)
-    norms = np.einsum("ij,ij->i", rows, rows)
-    return np.flatnonzero(~((np.abs(norms - 1) <= UNIT_SLACK) | (norms == 0)))
+    with np.errstate(invalid="ignore", over="ignore"):  # damaged rows: what this finds
+        norms = np.einsum("ij,ij->i", rows, rows)
+        return np.flatnonzero(~((np.abs(norms - 1) <= UNIT_SLACK) | (norms == 0)))
 
 
 def zero_rows(matrix: np.ndarray | StackedRows) -> np.ndarray:
     """The positions of the rows of `matrix` that are all zeros."""
-    return np.flatnonzero(~_all_rows(matrix).any(axis=1))
+    with np.errstate(invalid="ignore"):  # a damaged row's NaN is not a zero either
+        return np.flatnonzero(~_all_rows(matrix).any(axis=1))
 
 
 def _all_rows(matrix: np.ndarray | StackedRows) -> np.ndarray:
