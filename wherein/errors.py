@@ -105,9 +105,17 @@ class VectorsDamaged(IndexError_):
     def __init__(self, tier: str) -> None:
         super().__init__(
             f"The {tier} tier's stored vectors are damaged (a row is not a unit vector). "
-            "Move the index aside and build it again: wherein forget, then wherein index."
+            "Run 'wherein index': it embeds the damaged rows' chunks again."
         )
         self.tier = tier
+
+    def ranked_without(self) -> str:
+        """What a search that ranked without the tier says."""
+        return (
+            f"The {self.tier} tier's vectors in the index are damaged (a row is not a unit "
+            "vector): ranked without them. Run 'wherein index': it embeds the damaged rows' "
+            "chunks again."
+        )
 
 
 class EmbedderError(WhereinError):

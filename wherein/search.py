@@ -190,20 +190,41 @@ def _run(
     held = resident.lock if resident is not None else contextlib.nullcontext()
     with held:
         try:
-            return _search_index(request, models, steps, resident, verify=False)
+            return _ranked(request, models, steps, resident, verify=False)
         except sqlite3.DatabaseError:
             # A search skips the whole-file integrity scan; a read that fails says the file
             # is damaged, so open it again as `wherein index` does: checked, moved aside if bad.
             if resident is not None:
                 resident.drop_store()
-            return _search_index(request, models, steps, resident, verify=True)
+            return _ranked(request, models, steps, resident, verify=True)
+
+
+def _ranked(
+    request: SearchRequest,
+    models: SearchModels,
+    steps: SearchSteps,
+    resident: ResidentIndex | None,
+    verify: bool,
+) -> SearchResult:
+    """The search, without the vectors of a tier that prove damaged when summed.
+
+    The first time, they are a vector cache whose bytes changed after it was written (its
+    header and size hold): it is moved aside, and the search runs again on the index's own
+    vectors. The same tier damaged again is in the index itself: the search ranks without
+    that tier, and `wherein index` (`repair_vector_caches`) embeds those chunks again.
+    """
+    discarded: set[str] = set()
+    while True:
+        try:
+            return _search_index(request, models, steps, resident, verify=verify)
         except VectorsDamaged as err:
-            # A vector cache whose bytes changed after it was written (its header and size
-            # hold): moved aside, and the search runs again on the index's own vectors. The
-            # same damage again is in the index itself: VectorsDamaged says to rebuild it.
-            said = _discard_vector_cache(request, resident, err.tier)
+            if err.tier not in discarded:
+                discarded.add(err.tier)
+                said = _discard_vector_cache(request, resident, err.tier)
+            else:
+                models.tiers = models.tiers - {err.tier}
+                said = [err.ranked_without()]
             request = replace(request, warnings=(*request.warnings, *said))
-            return _search_index(request, models, steps, resident, verify=False)
 
 
 def _discard_vector_cache(

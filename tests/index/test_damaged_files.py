@@ -331,6 +331,31 @@ def test_wherein_index_embeds_again_the_vectors_damaged_inside_the_index(capsys,
     assert "damaged" not in err and "0 chunks embedded" in out
 
 
+def test_a_search_ranks_without_vectors_damaged_inside_the_index_and_index_mends_them(capsys, repo):
+    # The search stopped with exit 1 telling the user to forget the index and build it all
+    # again, where `wherein index` re-embeds the damaged rows in a moment.
+    before = indexed(capsys, repo)
+    store = open_store(index_dir(repo) / INDEX_FILE_NAME)
+    try:
+        rows = store.conn.execute("SELECT rowid, vector FROM vectors").fetchall()
+        with store.transaction() as conn:
+            for rowid, blob in rows:
+                nan = np.full(len(blob) // 4, np.nan, dtype=np.float32).tobytes()
+                conn.execute("UPDATE vectors SET vector = ? WHERE rowid = ?", (nan, rowid))
+    finally:
+        store.close()
+    for path in cache_files(repo).values():
+        path.unlink()
+    payload = search(capsys, repo)
+    assert payload["results"]
+    (said,) = [w for w in payload["warnings"] if "ranked without them" in w]
+    assert "full tier's vectors in the index" in said and "wherein index" in said
+    code, _, err = cli(capsys, "index", "--workspace", str(repo))
+    assert code == 0, err
+    again = search(capsys, repo)
+    assert answers(again) == before and not again["warnings"]
+
+
 def test_wherein_index_mends_a_vector_cache_of_the_wrong_shape(capsys, repo, tmp_path):
     indexed(capsys, repo)
     files = cache_files(repo)
