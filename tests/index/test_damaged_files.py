@@ -601,3 +601,19 @@ def test_on_a_full_disk_a_healthy_index_is_read_as_it_was_never_moved_aside(caps
     assert assert_one_sentence(refused.stderr).startswith("wherein: Cannot write the index at")
     assert not [p.name for p in directory.iterdir() if ".broken-" in p.name]
     assert {INDEX_FILE_NAME} <= set(before) <= {p.name for p in directory.iterdir()}
+
+
+def test_an_index_file_with_nothing_committed_is_no_index_to_status_not_a_failure(capsys, repo):
+    # Zero bytes (or a lost write-ahead log): SQLite reads an empty database, which status
+    # called unreadable (exit 1, "no such table: files") while a search just built it.
+    indexed(capsys, repo)
+    path = index_dir(repo) / INDEX_FILE_NAME
+    path.write_bytes(b"")
+    for name in (f"{INDEX_FILE_NAME}-wal", f"{INDEX_FILE_NAME}-shm"):
+        (path.parent / name).unlink(missing_ok=True)
+    code, out, err = cli(capsys, "status", "--json", "--workspace", str(repo))
+    assert code == 0, err
+    assert json.loads(out)["exists"] is False
+    assert search(capsys, repo)["results"]
+    code, out, _ = cli(capsys, "status", "--json", "--workspace", str(repo))
+    assert code == 0 and json.loads(out)["exists"] is True

@@ -123,6 +123,11 @@ def _read_status(
         scopes = _marked_scopes(conn, workspace, markers)
         root_counts = [_root_counts(conn, root) for root in roots]
     except sqlite3.Error as err:
+        if str(err).startswith("no such table"):
+            # A file with nothing committed (zero bytes, its write-ahead log lost): SQLite
+            # reads an empty database, which the next search or index builds as it would
+            # build a missing one, so it is said as one, not as a failure.
+            return IndexStatus(workspace, path, False)
         return _unread(err, workspace, path, markers, roots, immutable)
     finally:
         conn.close()
