@@ -15,14 +15,7 @@ import re
 import sys
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
 __all__ = ["MAX_EDITED_DOTTED_KEYS", "TomlError", "dotted_keys", "loads", "too_slow_to_edit"]
-
-TomlError = tomllib.TOMLDecodeError  # a ValueError
 # tomlkit parses 200 dotted keys in a table in about 0.2 s; a hand-written file has a few.
 MAX_EDITED_DOTTED_KEYS = 200
 # A key/value line whose key has a dot outside quotes: `a.b = 1`, `"x".y = 2` (over-counts a
@@ -30,13 +23,25 @@ MAX_EDITED_DOTTED_KEYS = 200
 _DOTTED_KEY_LINE = re.compile(r"^[ \t]*[^\s=#\[][^=\n]*\.[^=\n]*=", re.MULTILINE)
 
 
+class TomlError(ValueError):
+    """The text is not valid TOML; the message names the line and column."""
+
+
 def loads(text: str) -> dict[str, Any]:
-    """The data of a TOML text.
+    """The data of a TOML text (the parser is imported here: a search with no config file
+    to read should not pay its import).
 
     Raises:
-        TomlError: the text is not valid TOML (the message names line and column).
+        TomlError: the text is not valid TOML.
     """
-    return tomllib.loads(text)
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise TomlError(str(err)) from None
 
 
 def dotted_keys(text: str) -> int:

@@ -177,7 +177,7 @@ class VectorTables:
         index must not read the cache its damaged or deleted predecessor left beside it.
         """
         names = [(FILE_TOKEN, "generation", _version_key(tier), tier.meta_key) for tier in tiers]
-        wanted = sorted({name for trio in names for name in trio})
+        wanted = sorted({name for key in names for name in key})
         marks = ",".join("?" * len(wanted))
         values = dict(
             self.conn.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", wanted)
