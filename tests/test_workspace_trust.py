@@ -367,3 +367,10 @@ def test_a_workspace_file_of_thousands_of_dotted_keys_is_read_at_once(tmp_path):
     assert printed_in_time(code) == "3 True"
     with pytest.raises(ConfigError, match=r"8000 dotted keys .*left untouched"):
         config_set("search.limit", "4", workspace_config_path(repo), workspace_file=True)
+
+
+def test_a_workspace_file_nested_past_the_recursion_limit_is_a_warning(tmp_path):
+    deep = _clone(tmp_path, "[search]\nlimit = " + "[" * 5000 + "]" * 5000 + "\n")
+    settings = load_settings(deep)
+    assert any("nested too deep" in warning for warning in settings.warnings), settings.warnings
+    assert settings["search.limit"] == load_settings(None)["search.limit"]

@@ -42,6 +42,8 @@ def loads(text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise TomlError(str(err)) from None
+    except RecursionError:  # `a = [[[...]]]` past Python's recursion limit: a clone's to write
+        raise TomlError("arrays or tables nested too deep to read") from None
 
 
 def dotted_keys(text: str) -> int:

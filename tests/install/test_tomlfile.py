@@ -94,3 +94,8 @@ def test_a_file_of_many_dotted_keys_is_edited_as_text_and_never_handed_to_tomlki
     inline = f"mcp_servers = {{ other = {{ command = 'y' }} }}\n[tui]\n{dotted}"
     with pytest.raises(ConfigError, match=r"c\.toml has 5000 dotted keys"):
         parse_toml_document(inline, "c.toml").with_table(KEY, TABLE)
+
+
+def test_a_file_nested_past_the_recursion_limit_is_refused_naming_the_file():
+    with pytest.raises(ConfigError, match=r"c\.toml is not valid TOML \(arrays or tables nested"):
+        parse_toml_document("a = " + "[" * 5000 + "]" * 5000 + "\n", "c.toml")
