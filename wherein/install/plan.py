@@ -224,13 +224,20 @@ def _install_change(
     label = f"{agent.title} ({scope} scope)"
     if isinstance(current, dict) and all(current.get(k) == v for k, v in entry.items()):
         return FileChange(label, path, before, before, project=project)
+    # Keys the user added to the entry ("env", "disabled") stay; ours are replaced. Not in a
+    # project's file, which came with a clone: its entry's `env` (LD_PRELOAD) or `cwd` would
+    # be reported as registered, and `doctor` would refuse to start it, naming install as
+    # the fix.
+    replace_all = (
+        project is not None and isinstance(current, dict) and bool(set(current) - set(entry))
+    )
     if agent.file_format == "toml":
+        if replace_all:
+            document = _document(agent, path, document.without_table(key))
         after = document.with_table(key, entry)
     else:
-        # Keys the user added to the entry ("env", "disabled") stay; ours are replaced.
-        after = document.with_member(
-            key, {**current, **entry} if isinstance(current, dict) else entry
-        )
+        keep = current if isinstance(current, dict) and not replace_all else {}
+        after = document.with_member(key, {**keep, **entry})
     missing = [list(agent.servers_key[: i + 1]) for i in range(len(agent.servers_key))]
     created = Created(
         file=before is None,
