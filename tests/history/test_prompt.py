@@ -122,6 +122,13 @@ def test_a_nonce_the_data_happens_to_hold_is_minted_again():
     assert f"<{FENCE_TAG} {'f' * 32}>" in text and f"<{FENCE_TAG} {GUESS}>" not in text
 
 
+def test_a_transcript_names_its_conversation_and_project_in_a_bounded_title():
+    # A 200,000-character session id was the whole of a title, and went to the model.
+    quote = Quotation(1, "c" * 200_000, "claude", "/p" * 50_000, "/t", 0.5, 1, 1, "user", None, "x")
+    text = render_prompt_text(HistoryResult("q", (quote,), ()), token_hex=lambda n: "a" * 32)
+    assert len(text) < 2_000, len(text)
+
+
 def test_recalled_text_is_never_stored_embedded_or_recalled_again(homes, minilm, workspace):
     counting = _indexed(homes, minilm)
     home = Path(homes["claude"]).parent / "wherein-home"

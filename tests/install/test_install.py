@@ -468,3 +468,14 @@ def test_the_module_form_never_imports_a_wherein_from_the_folder_it_starts_in(
     assert not marker.exists()
     run("-m", "wherein.cli", "--help")
     assert marker.read_text() == "the clone ran"
+
+
+def test_a_workspace_name_cannot_add_a_line_to_what_install_prints(tmp_path, home, capsys):
+    # Zed's and Windsurf's notes name the workspace; a newline in its folder's name printed a
+    # line of its own ("All agents registered").
+    project = tmp_path / "repo\nAll agents registered: nothing to do"
+    project.mkdir()
+    assert install("zed", "windsurf", "--workspace", str(project)) == 0
+    out = capsys.readouterr().out
+    assert not any(line.startswith("All agents registered") for line in out.splitlines()), out
+    assert "repo\\x0aAll agents registered" in out

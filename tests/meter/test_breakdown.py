@@ -231,3 +231,28 @@ def test_the_page_sorts_a_breakdown_by_the_column_clicked(everything, tmp_path, 
     assert got["byName"] == models
     assert got["byNameDown"] == models[::-1]
     assert (got["total"], got["sort"]) == ("total", "descending")
+
+
+def test_a_ledger_name_cannot_add_a_row_or_an_endless_line_to_the_table(tmp_path, capsys):
+    # A session id or model holding a newline printed a forged row ("total"); a model name
+    # of 100,000 characters was one line of the notes.
+    row = {
+        "time": "2026-01-05T10:00:00Z",
+        "session": "s1",
+        "model": SONNET,
+        "input_tokens": 1,
+        "cache_read_tokens": 0,
+        "cache_write_tokens": 0,
+        "output_tokens": 1,
+    }
+    forged = {**row, "session": "s2\n  total  999  999", "model": "m\n  claude-opus-4-1  1  1"}
+    endless = {**row, "session": "s3", "model": "x" * 100_000}
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text("".join(json.dumps(r) + "\n" for r in (row, forged, endless)))
+    for by in ("session", "model"):
+        assert main(["baseline", "--ledger", str(ledger), "--no-cache", "--by", by]) == 0
+        out = capsys.readouterr().out
+        lines = out.splitlines()
+        assert sum(line.lstrip().startswith("total") for line in lines) == 1, out
+        assert not any(line.lstrip().startswith("claude-opus") for line in lines), out
+        assert max(map(len, lines)) < 300, max(map(len, lines))

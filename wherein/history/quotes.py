@@ -25,17 +25,29 @@ MAX_QUOTE_CHARS = 4000
 # Before each quoted line: a message has no line numbers, so its lines start like a code
 # excerpt's after the number (`wherein.plugin.presentation`), and none can begin a fence line.
 EXCERPT_PREFIX = "| "
+# A conversation's id or project name in a title: ids are 36 characters, folders short.
+MAX_NAME_CHARS = 120
 
 
 def _title(quote: Quotation) -> str:
-    parts = [f"{quote.rank}. {quote.source} conversation {clean_line(quote.conversation)}"]
+    conversation = _cut_name(clean_line(quote.conversation))
+    parts = [f"{quote.rank}. {quote.source} conversation {conversation}"]
     if quote.project:
-        parts.append(f"in {clean_line(quote.project)}")
+        parts.append(f"in {_cut_name(clean_line(quote.project))}")
     parts.append(f"message {quote.position} of {quote.count}")
     parts.append(quote.date.replace("T", " ").replace("Z", " UTC") if quote.date else "undated")
     if quote.similarity is not None:
         parts.append(f"similarity {quote.similarity:.2f}")
     return "  ".join(parts)
+
+
+def _cut_name(name: str) -> str:
+    """A transcript's own name (a session id, a project folder) cut to MAX_NAME_CHARS in
+    its middle: a 200,000-character session id was a whole title, and went to the model."""
+    if len(name) <= MAX_NAME_CHARS:
+        return name
+    keep = MAX_NAME_CHARS - 3
+    return f"{name[: keep // 2]}...{name[len(name) - (keep - keep // 2) :]}"
 
 
 def quote_lines(quote: Quotation) -> list[str]:

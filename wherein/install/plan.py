@@ -20,6 +20,7 @@ from wherein.install.jsonc import parse_json_document
 from wherein.install.record import Created, created_in
 from wherein.install.statusline import plan_statusline, plan_statusline_removal
 from wherein.install.tomlfile import parse_toml_document
+from wherein.untrusted import one_line
 
 __all__ = [
     "INSTALL",
@@ -66,6 +67,7 @@ def plan_install(
     """
     plan = Plan(INSTALL, command)
     instruction_files: dict[Path, list[str]] = {}
+    shown = one_line(str(workspace))  # a folder's name may hold a newline: one line in notes
     agents = _select(names, workspace, plan)
     if statusline:
         if REGISTRY["claude"] not in agents:
@@ -91,7 +93,7 @@ def plan_install(
         if agent.workspace == PINNED and workspace in (Path.home().resolve(), Path("/")):
             # Pinning the home folder (or "/") would have the agent index all of it.
             message = (
-                f"{agent.title} needs the project named in its entry, and {workspace} is not a "
+                f"{agent.title} needs the project named in its entry, and {shown} is not a "
                 f"project. Run 'wherein install {agent.name}' inside a repository, or pass "
                 "--workspace."
             )
@@ -103,7 +105,7 @@ def plan_install(
         if agent.workspace == PINNED and scope == USER:
             plan.notes.append(
                 f"{agent.title} starts servers outside the project, so its entry names this "
-                f"workspace ({workspace}); run 'wherein install {agent.name}' in another "
+                f"workspace ({shown}); run 'wherein install {agent.name}' in another "
                 "repository to point it there."
             )
         if with_instructions:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from wherein.meter.textchart import format_step_chart
+from wherein.untrusted import one_line
 
 __all__ = [
     "BREAKDOWN_COLUMNS",
@@ -16,6 +18,10 @@ __all__ = [
 ]
 
 TEXT_WIDTH = 96  # sentences wrap here; the figures' lines stay whole
+# A word of a note past this (a ledger's model name, a path) is cut in its middle: a
+# 100,000-character model name was one line of the report.
+MAX_WORD_CHARS = 120
+_LONG_WORD = re.compile(rf"\S{{{MAX_WORD_CHARS + 1},}}")
 LABEL_WIDTH = 30  # "avg context/request (typical)" plus one space, as in issue 7's block
 NOTE_GAP = "    "
 POOLED = "avg context/request (pooled)"
@@ -68,7 +74,9 @@ def format_breakdown(summary: dict) -> str:
     widths[0] = min(max(widths[0], len(by)), LABEL_MAX)
 
     def line(cells: list[str]) -> str:
-        first = _cut(cells[0], widths[0]).ljust(widths[0])
+        # A session id, project or model is the ledger's text: one line, or a newline in it
+        # forges a row of the table ("total").
+        first = _cut(one_line(cells[0]), widths[0]).ljust(widths[0])
         rest = "".join(
             f"  {cell:>{width}}" for cell, width in zip(cells[1:], widths[1:], strict=True)
         )
@@ -88,7 +96,7 @@ def _notes_section(summary: dict) -> list[str]:
     lines = ["", "NOTES"]
     for note in _notes(summary):
         lines += textwrap.wrap(
-            note,
+            _LONG_WORD.sub(_cut_word, one_line(note)),
             TEXT_WIDTH,
             initial_indent="  - ",
             subsequent_indent="    ",
@@ -136,6 +144,11 @@ def _tokens(n: int) -> str:
         if n >= 10 * size:
             return f"{n / size:,.1f}{unit}"
     return f"{n:,}"
+
+
+def _cut_word(match: re.Match[str]) -> str:
+    word = match.group()
+    return f"{_cut(word, MAX_WORD_CHARS)} ({len(word):,} characters)"
 
 
 def _cut(text: str, width: int) -> str:
