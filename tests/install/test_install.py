@@ -479,3 +479,19 @@ def test_a_workspace_name_cannot_add_a_line_to_what_install_prints(tmp_path, hom
     out = capsys.readouterr().out
     assert not any(line.startswith("All agents registered") for line in out.splitlines()), out
     assert "repo\\x0aAll agents registered" in out
+
+
+def test_a_backup_someone_keeps_beside_the_file_is_never_replaced_or_removed(project):
+    # A repository's committed `.mcp.json.bak` was overwritten by install's backup, then
+    # deleted by uninstall as if it were install's.
+    original = '{"mcpServers": {}}\n'
+    (project / ".mcp.json").write_text(original)
+    theirs = project / ".mcp.json.bak"
+    theirs.write_text("IMPORTANT USER DATA\n")
+    assert install("claude", "--project", "--workspace", str(project)) == 0
+    assert theirs.read_text() == "IMPORTANT USER DATA\n"
+    assert (project / ".mcp.json.wherein.bak").read_text() == original
+    assert main(["uninstall", "claude", "--project", "--workspace", str(project)]) == 0
+    assert (project / ".mcp.json").read_text() == original
+    assert theirs.read_text() == "IMPORTANT USER DATA\n"
+    assert not (project / ".mcp.json.wherein.bak").exists()

@@ -8,7 +8,14 @@ from pathlib import Path
 
 from wherein.errors import ConfigError
 from wherein.install.change import FileChange
-from wherein.install.files import BACKUP_SUFFIX, delete_file, read_text, unified_diff, write_atomic
+from wherein.install.files import (
+    BACKUP_SUFFIX,
+    OTHER_BACKUP_SUFFIX,
+    delete_file,
+    read_text,
+    unified_diff,
+    write_atomic,
+)
 from wherein.install.plan import INSTALL, Plan
 from wherein.install.record import forget, remember
 from wherein.install.statusline import LABEL as STATUS_LINE_LABEL
@@ -59,13 +66,16 @@ def apply_plan(plan: Plan, dry_run: bool = False) -> list[Outcome]:
 
 
 def _drop_backup_of(path: Path, restored: str, project: Path) -> None:
-    """Remove `<path>.bak` when it holds exactly the restored text (install's copy of it)."""
-    backup = path.with_name(path.name + BACKUP_SUFFIX)
-    try:
-        if read_text(backup, project) == restored:
-            delete_file(backup)
-    except ConfigError:
-        pass  # a link, a folder or another text there: not install's backup, left alone
+    """Remove install's backup of `path`: the one of `<path>.bak` and `<path>.wherein.bak`
+    that holds exactly the restored text, the other being someone's own (`backup_for`)."""
+    for suffix in (OTHER_BACKUP_SUFFIX, BACKUP_SUFFIX):
+        backup = path.with_name(path.name + suffix)
+        try:
+            if read_text(backup, project) == restored:
+                delete_file(backup)
+                return
+        except ConfigError:
+            pass  # a link, a folder or another text there: not install's backup, left alone
 
 
 def format_outcome(plan: Plan, outcomes: list[Outcome], dry_run: bool) -> str:

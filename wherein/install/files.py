@@ -23,6 +23,8 @@ from wherein.safe_files import CONTROL_FILE_MAX_BYTES, UnsafeFile, read_regular
 
 __all__ = [
     "BACKUP_SUFFIX",
+    "OTHER_BACKUP_SUFFIX",
+    "backup_for",
     "delete_file",
     "match_newlines",
     "newline_of",
@@ -32,6 +34,8 @@ __all__ = [
 ]
 
 BACKUP_SUFFIX = ".bak"
+# Where a backup goes when `<name>.bak` is someone's own file (a repository commits them).
+OTHER_BACKUP_SUFFIX = ".wherein.bak"
 # A user's agent file is their own, but ~/.claude.json keeps every project's history and can
 # grow to tens of MB; bounded all the same, so a device named there cannot exhaust memory.
 USER_FILE_MAX_BYTES = 256 << 20
@@ -92,9 +96,8 @@ def write_atomic(
     target = path.resolve() if project is None and path.is_symlink() else path
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        backup = None
-        if previous is not None:
-            backup = target.with_name(target.name + BACKUP_SUFFIX)
+        backup = None if previous is None else backup_for(target, previous, project)
+        if backup is not None:
             _replace_with(backup, previous, _mode_of(target))
         _replace_with(target, text, _mode_of(target))
     except OSError as err:
@@ -103,6 +106,22 @@ def write_atomic(
             "run the command again."
         ) from err
     return backup
+
+
+def backup_for(path: Path, previous: str, project: Path | None) -> Path | None:
+    """Where `previous`, the text of `path`, is kept: `<name>.bak`, unless a file there holds
+    something else (someone's own backup, never overwritten), then `<name>.wherein.bak`;
+    None when both are taken so."""
+    for suffix in (BACKUP_SUFFIX, OTHER_BACKUP_SUFFIX):
+        candidate = path.with_name(path.name + suffix)
+        if not os.path.lexists(candidate):
+            return candidate
+        try:
+            if read_text(candidate, project) == previous:
+                return candidate
+        except ConfigError:  # a link, a folder, a FIFO there: not ours to replace
+            continue
+    return None
 
 
 def delete_file(path: Path) -> None:
