@@ -327,6 +327,20 @@ def test_a_symlinked_config_is_written_through_the_link(project, tmp_path, home)
     assert read_entry(REGISTRY["cursor"], real) is not None
 
 
+def test_a_dangling_dotfiles_link_is_left_as_it_was_found(project, tmp_path, home):
+    # Install wrote the file the link leads to; uninstall removed the link instead, leaving
+    # that file holding wherein's entry.
+    real = tmp_path / "dotfiles" / "mcp.json"
+    real.parent.mkdir()
+    link = user_file("cursor", project)
+    link.parent.mkdir()
+    link.symlink_to(real)
+    assert install("cursor", "--workspace", str(project)) == 0
+    assert read_entry(REGISTRY["cursor"], real) is not None
+    assert main(["uninstall", "cursor", "--workspace", str(project)]) == 0
+    assert link.is_symlink() and not real.exists()
+
+
 def test_file_mode_is_kept(project):
     path = place("claude", "claude/existing.json", project)
     path.chmod(0o600)

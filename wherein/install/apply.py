@@ -45,7 +45,10 @@ def apply_plan(plan: Plan, dry_run: bool = False) -> list[Outcome]:
             continue
         backup = None
         if change.after is None:
-            delete_file(change.path)
+            # A link of the user's (dotfiles) stays, as install found it: install wrote the
+            # file it leads to, and that file is what goes (a project's link is refused).
+            linked = change.project is None and change.path.is_symlink()
+            delete_file(change.path.resolve() if linked else change.path)
             _remove_empty_dirs(change.created.dirs)
             forget(change.path)
         elif plan.action == INSTALL:
