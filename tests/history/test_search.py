@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -139,6 +140,19 @@ def test_an_empty_query_or_a_limit_out_of_range_is_a_usage_error(corpus, query, 
     index_history(embedder=HashingEmbedder())
     with pytest.raises(UsageError):
         search_history(query, limit=limit, embedder=HashingEmbedder())
+
+
+def test_a_transcript_indexing_skips_is_not_called_new_at_every_search(corpus, tmp_path):
+    # A linked, FIFO or folder `*.jsonl` is skipped as unreadable by indexing; the search
+    # counted it as new every time, and indexing again never quieted it.
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    write_lines(elsewhere, claude_conversation("linked", PAGING))
+    (corpus["projects"] / "linked.jsonl").symlink_to(elsewhere)
+    os.mkfifo(corpus["projects"] / "pipe.jsonl")
+    (corpus["projects"] / "folder.jsonl").mkdir()
+    index_history(embedder=HashingEmbedder())
+    result = search_history("orders", embedder=HashingEmbedder())
+    assert not any("new or changed" in warning for warning in result.warnings), result.warnings
 
 
 def test_search_warns_when_transcripts_changed_since_indexing(corpus):

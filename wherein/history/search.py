@@ -7,6 +7,7 @@ author and date. Nothing here writes anything: search opens the index, ranks and
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -176,8 +177,10 @@ def _staleness(store: HistoryStore, environ: Mapping[str, str] | None) -> list[s
         found.add(key)
         state = states.get(key)
         try:
-            info = os.stat(transcript.path)
+            info = os.stat(transcript.path, follow_symlinks=False)
         except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode):  # a link, FIFO or folder: indexing skips it too
             continue
         if state is None or (info.st_size, info.st_mtime_ns) != (
             state.fingerprint.size,
