@@ -418,6 +418,19 @@ def test_instructions_go_to_claude_md_and_a_shared_agents_md_once(project, capsy
     assert "which held only wherein's note" in capsys.readouterr().out
 
 
+def test_instructions_in_a_file_without_a_final_newline_come_back_to_its_bytes(project):
+    # Removing the snippet cannot tell that the file had no final newline: it gained one,
+    # and install's backup, no longer the file's text, was left in the repository.
+    claude_md = project / "CLAUDE.md"
+    claude_md.write_text("# Repo\n\nRun `make test`.")
+    args = ["claude", "--project", "--with-instructions", "--workspace", str(project)]
+    assert install(*args) == 0
+    assert "wherein:begin" in claude_md.read_text()
+    assert main(["uninstall", "claude", "--project", "--workspace", str(project)]) == 0
+    assert claude_md.read_text() == "# Repo\n\nRun `make test`."
+    assert not (project / "CLAUDE.md.bak").exists()
+
+
 def test_server_command_falls_back_to_the_interpreter_when_no_script_sits_beside_it(
     tmp_path, monkeypatch
 ):

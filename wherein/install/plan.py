@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wherein.errors import UsageError
+from wherein.errors import ConfigError, UsageError
 from wherein.install.agents import PINNED, PROJECT, REGISTRY, USER, Agent
 from wherein.install.change import FileChange, missing_dirs
-from wherein.install.files import read_text
+from wherein.install.files import BACKUP_SUFFIX, OTHER_BACKUP_SUFFIX, read_text
 from wherein.install.instructions import with_snippet, without_snippet
 from wherein.install.jsonc import parse_json_document
 from wherein.install.record import Created, created_in
@@ -156,7 +156,7 @@ def plan_uninstall(
                 seen.add(target)
                 before = read_text(target, project)
                 if before is not None and before != without_snippet(before):
-                    after: str | None = without_snippet(before)
+                    after: str | None = _restored_instructions(target, before, project)
                     created = created_in(target)
                     if created.file and not after.strip():
                         after = None
@@ -164,6 +164,20 @@ def plan_uninstall(
                         FileChange("instructions", target, before, after, created, project)
                     )
     return plan
+
+
+def _restored_instructions(path: Path, text: str, project: Path | None) -> str:
+    """`text` without wherein's snippet: install's backup of the file when `text` is exactly
+    what install made of it, for the snippet's removal cannot tell whether the file ended in
+    a newline before (it gained one, and the backup was left in the repository)."""
+    for suffix in (OTHER_BACKUP_SUFFIX, BACKUP_SUFFIX):
+        try:
+            kept = read_text(path.with_name(path.name + suffix), project)
+        except ConfigError:
+            continue
+        if kept is not None and with_snippet(kept) == text:
+            return kept
+    return without_snippet(text)
 
 
 def read_entry(agent: Agent, path: Path, project: Path | None = None) -> dict[str, Any] | None:
