@@ -15,6 +15,7 @@ import tomlkit
 
 from tests.install.conftest import FIXTURES
 from wherein.cli import main
+from wherein.errors import ConfigError
 from wherein.install import REGISTRY, read_entry, server_command
 from wherein.install.agents import WORKSPACE_VARIABLE
 
@@ -522,3 +523,17 @@ def test_a_backup_someone_keeps_beside_the_file_is_never_replaced_or_removed(pro
     assert (project / ".mcp.json").read_text() == original
     assert theirs.read_text() == "IMPORTANT USER DATA\n"
     assert not (project / ".mcp.json.wherein.bak").exists()
+
+
+def test_a_file_its_agent_rewrote_meanwhile_is_left_with_the_agent_s_text(project):
+    # Claude Code rewrites its own file while it runs; install wrote what it had read before.
+    from wherein.install.apply import apply_plan
+    from wherein.install.plan import plan_install
+
+    path = place("claude", "claude/existing.json", project)
+    plan = plan_install(["claude"], "user", project, server_command())
+    agents = '{"numStartups": 12}\n'
+    path.write_text(agents)
+    with pytest.raises(ConfigError, match="changed while wherein was working on it"):
+        apply_plan(plan)
+    assert path.read_text() == agents

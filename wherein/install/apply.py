@@ -43,6 +43,7 @@ def apply_plan(plan: Plan, dry_run: bool = False) -> list[Outcome]:
         if dry_run or not change.changed:
             outcomes.append(Outcome(change, written=False))
             continue
+        _unchanged_since_read(change)
         backup = None
         if change.after is None:
             # A link of the user's (dotfiles) stays, as install found it: install wrote the
@@ -66,6 +67,17 @@ def apply_plan(plan: Plan, dry_run: bool = False) -> list[Outcome]:
             change.after_write()
         outcomes.append(Outcome(change, written=True, backup=backup))
     return outcomes
+
+
+def _unchanged_since_read(change: FileChange) -> None:
+    """Refuse to write over a file that changed since the plan read it: the agent itself
+    rewrites its file while it runs (Claude Code's `~/.claude.json`), and what it wrote
+    would be lost. Read again just before the write, which narrows the window to that."""
+    if read_text(change.path, change.project) != change.before:
+        raise ConfigError(
+            f"{change.path} changed while wherein was working on it (its agent may have "
+            "written it): it was left as it is now. Run the command again."
+        )
 
 
 def _drop_backup_of(path: Path, restored: str, project: Path) -> None:
