@@ -439,6 +439,7 @@ def test_server_command_falls_back_to_the_interpreter_when_no_script_sits_beside
     python.parent.mkdir(parents=True)
     python.write_text("")
     monkeypatch.setattr("sys.executable", str(python))
+    monkeypatch.setattr("sys.version_info", (3, 11))
     assert server_command() == [str(python), "-P", "-m", "wherein.cli"]
     script = python.parent / "wherein"
     script.write_text("#!/bin/sh\n")
