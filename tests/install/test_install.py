@@ -468,7 +468,16 @@ def test_claude_config_dir_replaces_dot_claude_for_install_meter_and_status_line
     assert claude_candidates() == [folder]
 
 
-@pytest.mark.parametrize("version", [(3, 10), (3, 11)])
+@pytest.mark.parametrize(
+    "version",
+    [
+        (3, 10),
+        pytest.param(
+            (3, 11),
+            marks=pytest.mark.skipif(sys.version_info < (3, 11), reason="-P came in 3.11"),
+        ),
+    ],
+)
 def test_the_module_form_never_imports_a_wherein_from_the_folder_it_starts_in(
     tmp_path, monkeypatch, version
 ):
