@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TELEMETRY = Path("Microsoft", "DeveloperTools", ".onnxruntime")
@@ -55,7 +58,14 @@ def test_importing_onnxruntime_unguarded_would_write_its_device_id(tmp_path):
     """What the guard stops: without it, the import alone writes the telemetry files."""
     cache = tmp_path / "cache"
     _run("import onnxruntime", cache)
+    version = importlib.metadata.version("onnxruntime")
+    if not (cache / TELEMETRY).exists() and _release(version) < (1, 32):
+        pytest.skip(f"onnxruntime {version} (Python 3.10's last) writes no telemetry at import")
     assert (cache / TELEMETRY / "deviceid").exists()
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:2])
 
 
 def test_onnxruntime_is_imported_only_through_the_guard():

@@ -163,7 +163,11 @@ def _product_session(runtime, packed: np.ndarray, scales: np.ndarray, width: int
         ],
     )
     model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+        graph,
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+        # The IR version of opset 17, not the newest `onnx` writes (14 in onnx 1.23), which
+        # an older onnxruntime refuses: 1.23, the last for Python 3.10, reads up to 11.
+        ir_version=8,
     )
     options = runtime.SessionOptions()
     options.intra_op_num_threads = 1
