@@ -146,7 +146,7 @@ def _label(distribution: importlib.metadata.Distribution, folder: Path) -> str:
     """The distribution's "name version" from METADATA, else from the folder's own name."""
     try:
         metadata = distribution.metadata
-        name, version = metadata["Name"], metadata["Version"]
+        name, version = metadata.get("Name"), metadata.get("Version")
     except (ValueError, TypeError, KeyError):
         name = version = None
     if not name:

@@ -109,7 +109,7 @@ def distribution_files(folder: Path) -> DistributionFiles | str:
     site = folder.parent
     try:
         metadata = distribution.metadata
-        name, version = metadata["Name"], metadata["Version"]
+        name, version = metadata.get("Name"), metadata.get("Version")
     except (ValueError, TypeError, KeyError):
         name = version = None
     if not name or not version:
