@@ -309,20 +309,26 @@ def test_wherein_index_mends_rows_zeroed_inside_a_vector_cache(capsys, repo):
     assert_cache_is(files, arrays)
 
 
-def test_wherein_index_embeds_again_the_vectors_damaged_inside_the_index(capsys, repo):
-    before = indexed(capsys, repo)
+def _rows_rewritten(repo: Path, damage: Callable[[bytes], bytes], limit: int = -1) -> None:
+    """The full tier's vectors inside the index (the first `limit`, -1 for all) replaced by
+    what `damage` makes of each."""
     store = open_store(index_dir(repo) / INDEX_FILE_NAME)
     try:
-        rows = store.conn.execute("SELECT rowid, vector FROM vectors LIMIT 3").fetchall()
+        select = "SELECT rowid, vector FROM vectors LIMIT ?"
+        rows = store.conn.execute(select, (limit,)).fetchall()
         with store.transaction() as conn:
-            for rowid, blob in rows:  # the first half of each vector zeroed in place
-                half = len(blob) // 2
+            for rowid, blob in rows:
                 conn.execute(
-                    "UPDATE vectors SET vector = ? WHERE rowid = ?",
-                    (bytes(half) + bytes(blob)[half:], rowid),
+                    "UPDATE vectors SET vector = ? WHERE rowid = ?", (damage(bytes(blob)), rowid)
                 )
     finally:
         store.close()
+
+
+def test_wherein_index_embeds_again_the_vectors_damaged_inside_the_index(capsys, repo):
+    before = indexed(capsys, repo)
+    # The first half of each of three vectors zeroed in place.
+    _rows_rewritten(repo, lambda blob: bytes(len(blob) // 2) + blob[len(blob) // 2 :], limit=3)
     code, out, err = cli(capsys, "index", "--workspace", str(repo))
     assert code == 0, err
     assert "3 of the full tier's vectors" in err and "3 chunks embedded" in out
@@ -335,15 +341,7 @@ def test_a_search_ranks_without_vectors_damaged_inside_the_index_and_index_mends
     # The search stopped with exit 1 telling the user to forget the index and build it all
     # again, where `wherein index` re-embeds the damaged rows in a moment.
     before = indexed(capsys, repo)
-    store = open_store(index_dir(repo) / INDEX_FILE_NAME)
-    try:
-        rows = store.conn.execute("SELECT rowid, vector FROM vectors").fetchall()
-        with store.transaction() as conn:
-            for rowid, blob in rows:
-                nan = np.full(len(blob) // 4, np.nan, dtype=np.float32).tobytes()
-                conn.execute("UPDATE vectors SET vector = ? WHERE rowid = ?", (nan, rowid))
-    finally:
-        store.close()
+    _rows_rewritten(repo, lambda blob: np.full(len(blob) // 4, np.nan, np.float32).tobytes())
     for path in cache_files(repo).values():
         path.unlink()
     payload = search(capsys, repo)
