@@ -20,6 +20,7 @@ __all__ = [
     "MAX_ECHO_CHARS",
     "as_text",
     "clean_line",
+    "cut_middle",
     "echo",
     "echo_name",
     "json_text",
@@ -99,6 +100,15 @@ def echo(value: Any) -> str:
         return f"'{text}'"
     length = len(value) if isinstance(value, str) else len(text)
     return f"'{text[:MAX_ECHO_CHARS]}...' ({length} characters)"
+
+
+def cut_middle(text: str, width: int) -> str:
+    """`text` cut to `width` characters by dropping its middle (`...`): someone's name keeps
+    its start and its end, which tell it apart, and never fills a line."""
+    if len(text) <= width:
+        return text
+    keep = width - 3
+    return f"{text[: keep // 2]}...{text[len(text) - (keep - keep // 2) :]}"
 
 
 def echo_name(value: str) -> str:

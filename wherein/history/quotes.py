@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from wherein.history.fence import wrap_quotes
 from wherein.history.records import AUTHOR_ASSISTANT
 from wherein.history.search import HistoryResult, Quotation
-from wherein.untrusted import clean_line
+from wherein.untrusted import clean_line, cut_middle
 
 __all__ = ["ASSISTANT_LABEL", "MAX_QUOTE_CHARS", "quote_lines", "render_prompt_text"]
 
@@ -25,29 +25,21 @@ MAX_QUOTE_CHARS = 4000
 # Before each quoted line: a message has no line numbers, so its lines start like a code
 # excerpt's after the number (`wherein.plugin.presentation`), and none can begin a fence line.
 EXCERPT_PREFIX = "| "
-# A conversation's id or project name in a title: ids are 36 characters, folders short.
+# A conversation's id or project name in a title: ids are 36 characters, folders short; a
+# 200,000-character session id was a whole title, and went to the model.
 MAX_NAME_CHARS = 120
 
 
 def _title(quote: Quotation) -> str:
-    conversation = _cut_name(clean_line(quote.conversation))
+    conversation = cut_middle(clean_line(quote.conversation), MAX_NAME_CHARS)
     parts = [f"{quote.rank}. {quote.source} conversation {conversation}"]
     if quote.project:
-        parts.append(f"in {_cut_name(clean_line(quote.project))}")
+        parts.append(f"in {cut_middle(clean_line(quote.project), MAX_NAME_CHARS)}")
     parts.append(f"message {quote.position} of {quote.count}")
     parts.append(quote.date.replace("T", " ").replace("Z", " UTC") if quote.date else "undated")
     if quote.similarity is not None:
         parts.append(f"similarity {quote.similarity:.2f}")
     return "  ".join(parts)
-
-
-def _cut_name(name: str) -> str:
-    """A transcript's own name (a session id, a project folder) cut to MAX_NAME_CHARS in
-    its middle: a 200,000-character session id was a whole title, and went to the model."""
-    if len(name) <= MAX_NAME_CHARS:
-        return name
-    keep = MAX_NAME_CHARS - 3
-    return f"{name[: keep // 2]}...{name[len(name) - (keep - keep // 2) :]}"
 
 
 def quote_lines(quote: Quotation) -> list[str]:

@@ -6,7 +6,7 @@ import re
 import textwrap
 
 from wherein.meter.textchart import format_step_chart
-from wherein.untrusted import one_line
+from wherein.untrusted import cut_middle, one_line
 
 __all__ = [
     "BREAKDOWN_COLUMNS",
@@ -76,7 +76,7 @@ def format_breakdown(summary: dict) -> str:
     def line(cells: list[str]) -> str:
         # A session id, project or model is the ledger's text: one line, or a newline in it
         # forges a row of the table ("total").
-        first = _cut(one_line(cells[0]), widths[0]).ljust(widths[0])
+        first = cut_middle(one_line(cells[0]), widths[0]).ljust(widths[0])
         rest = "".join(
             f"  {cell:>{width}}" for cell, width in zip(cells[1:], widths[1:], strict=True)
         )
@@ -148,14 +148,7 @@ def _tokens(n: int) -> str:
 
 def _cut_word(match: re.Match[str]) -> str:
     word = match.group()
-    return f"{_cut(word, MAX_WORD_CHARS)} ({len(word):,} characters)"
-
-
-def _cut(text: str, width: int) -> str:
-    if len(text) <= width:
-        return text
-    keep = width - 3
-    return f"{text[: keep // 2]}...{text[len(text) - (keep - keep // 2) :]}"
+    return f"{cut_middle(word, MAX_WORD_CHARS)} ({len(word):,} characters)"
 
 
 def report_rows(summary: dict) -> dict:
