@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import subprocess
@@ -181,6 +182,40 @@ def test_a_planted_git_config_runs_no_command(tmp_path):
     assert not marker.exists()
     assert history.commits[0].subject == "Serve health checks from the app"
     assert "\x1b" not in (history.commits[0].subject or "")  # no colour codes either
+
+
+@pytest.mark.parametrize("transport", ["ssh", "file"])
+def test_a_planted_partial_clone_fetches_nothing_and_runs_no_command(tmp_path, transport):
+    """A repository shaped as a partial clone (a copy, not a clone: a clone never carries
+    .git/config) has git fetch the objects it lacks through programs its config names:
+    `core.sshCommand` for ssh, `remote.<name>.uploadpack` for a local path. Checked first
+    with a plain `git log`, so the test shows the planted program really would run."""
+    repo = GitRepo(tmp_path / "planted")
+    for number in range(3):
+        repo.commit(f"Add the parser step {number}", {f"step{number}.py": f"N = {number}\n"})
+    marker = tmp_path / "ran"
+    program = f"sh -c 'touch {marker}' #"
+    settings = {
+        "core.repositoryformatversion": "1",
+        "extensions.partialClone": "origin",
+        "remote.origin.promisor": "true",
+    }
+    if transport == "ssh":
+        settings |= {"remote.origin.url": "ssh://fetch.invalid/x", "core.sshCommand": program}
+    else:
+        settings |= {"remote.origin.url": str(repo.root), "remote.origin.uploadpack": program}
+    for key, value in settings.items():
+        repo.git("config", key, value)
+    tree = repo.git("rev-parse", "HEAD~1^{tree}")
+    (repo.root / ".git" / "objects" / tree[:2] / tree[2:]).unlink()
+    subprocess.run(["git", "-C", str(repo.root), "log", "--name-status"], capture_output=True)
+    assert marker.exists(), "the planted program should run under a plain git log"
+    marker.unlink()
+
+    with contextlib.suppress(WorkspaceError):  # the missing tree: an error is fine, a fetch not
+        read_history(repo.root, commits=10)
+
+    assert not marker.exists()
 
 
 def test_parse_log_survives_odd_bytes_and_names():

@@ -28,6 +28,8 @@ GIT_SETTINGS = (
     "i18n.logOutputEncoding=UTF-8",
 )
 GIT_OPTIONS = tuple(part for setting in GIT_SETTINGS for part in ("-c", setting))
+# GIT_ALLOW_PROTOCOL lists the transports git may use; this one names none of them.
+NO_PROTOCOL = "none"
 LOG_OPTIONS = (
     "--no-merges",
     "--no-color",
@@ -207,6 +209,12 @@ def _environment() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in GIT_LOCATION_VARIABLES}
     # No prompt can wait on a terminal, and no optional write (an index refresh) happens.
     env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_PAGER="cat", LC_ALL="C")
+    # No transport at all: a repository set up as a partial clone (`extensions.partialClone`)
+    # has git fetch the objects it lacks, through its own `core.sshCommand` or
+    # `remote.<name>.uploadpack`, programs its `.git/config` names. The variable overrides
+    # every `protocol.*.allow` of any config (git-config(1)); the second stops the lazy
+    # fetch itself, on git 2.44 and later.
+    env.update(GIT_ALLOW_PROTOCOL=NO_PROTOCOL, GIT_NO_LAZY_FETCH="1")
     return env
 
 
