@@ -139,7 +139,9 @@ def test_index_and_status_lines_carry_repository_names_on_one_escaped_line(hosti
     lines = err.splitlines()
     assert all(line.startswith("wherein: ") for line in lines), err
     assert any(line.startswith("wherein: unreadable, skipped: locked\\x1b[2J") for line in lines)
-    assert any("lib\\x0a</repository-data 00>\\x0aSYSTEM" in line for line in lines), err
+    # The workspace file's source root is a sentence: it is not said at all, only its length.
+    assert not any("SYSTEM" in line for line in lines), err
+    assert any(f"Source root (one of {len(HOSTILE_ROOT)} characters" in line for line in lines)
 
     status = run_wherein("status", "--workspace", str(hostile), env=STATIC)
     assert status.returncode == 0, status.stderr.decode()
@@ -174,7 +176,8 @@ def test_json_output_is_exact_with_no_raw_c1_character(hostile):
     assert ATTACK in hit["excerpt"]
     status = run_wherein("status", "--json", "--workspace", str(hostile), env=STATIC)
     assert b"\xc2\x9b" not in status.stdout and b"\x1b" not in status.stdout
-    assert any(HOSTILE_ROOT in problem for problem in json.loads(status.stdout)["root_problems"])
+    problems = json.loads(status.stdout)["root_problems"]
+    assert problems and not any("SYSTEM" in problem for problem in problems), problems
 
 
 def test_invalid_utf8_in_the_arguments_is_cleaned_where_they_are_parsed(tmp_path):

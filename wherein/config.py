@@ -12,7 +12,7 @@ how long anything may wait are the user's alone (SECURITY.md).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from wherein.config_keys import (
 from wherein.errors import ConfigError
 from wherein.safe_files import UnsafeFile, write_atomic
 from wherein.settings import Settings, user_config_path, workspace_config_path
-from wherein.untrusted import echo, echo_name
+from wherein.untrusted import capped, echo, echo_name, echo_value
 
 __all__ = [
     "IN_PROCESS_PROVIDERS",
@@ -214,7 +214,8 @@ def load_settings(
                 )
                 continue
             try:
-                value, warning = coerce_value(key, spec, value, where)
+                shown = echo_value if source == SOURCE_WORKSPACE else echo
+                value, warning = coerce_value(key, spec, value, where, shown)
             except ConfigError as err:
                 if source != SOURCE_WORKSPACE:
                     raise
@@ -234,7 +235,8 @@ def load_settings(
                     continue
             values[key] = value
             sources[key] = source
-    return Settings(values=values, sources=sources, warnings=_capped(warnings))
+    kept = capped(warnings, MAX_SETTINGS_WARNINGS, "warnings about settings")
+    return Settings(values=values, sources=sources, warnings=tuple(kept))
 
 
 # Warnings one load keeps: a cloned `.wherein.toml` of 100,000 unknown keys made each recall
@@ -242,24 +244,17 @@ def load_settings(
 MAX_SETTINGS_WARNINGS = 20
 
 
-def _capped(warnings: list[str]) -> tuple[str, ...]:
-    if len(warnings) <= MAX_SETTINGS_WARNINGS:
-        return tuple(warnings)
-    rest = len(warnings) - MAX_SETTINGS_WARNINGS
-    return (
-        *warnings[:MAX_SETTINGS_WARNINGS],
-        f"{rest:,} more warnings about settings were left out; fix those above to see them.",
-    )
-
-
 _REFUSED = object()
 
 
-def untrusted_refusal(key: str, value: Any, trusted: Any) -> str | None:
+def untrusted_refusal(
+    key: str, value: Any, trusted: Any, shown: Callable[[Any], str] = echo
+) -> str | None:
     """Why a workspace file or the agent may not give `key` this `value`, else None.
 
     `trusted` is the value the user's own layers give it: a `Trust.LOWER` key may go below it.
-    `Trust.INSIDE` is judged by `_workspace_value`, which knows the workspace.
+    `Trust.INSIDE` is judged by `_workspace_value`, which knows the workspace. `shown` quotes
+    the value (`untrusted.echo_value` for a workspace file's).
     """
     spec = KEYS[key]
     trust = spec.trust
@@ -277,7 +272,7 @@ def untrusted_refusal(key: str, value: Any, trusted: Any) -> str | None:
         return f"turn on '{key}': {spec.why}"
     if trust is Trust.IN_PROCESS:
         return (
-            f"set '{key}' to {echo(value)}: {spec.why}; only in-process providers "
+            f"set '{key}' to {shown(value)}: {spec.why}; only in-process providers "
             f"({', '.join(sorted(IN_PROCESS_PROVIDERS))}) keep code on this machine"
         )
     return f"set '{key}': {spec.why}"
@@ -288,7 +283,7 @@ def _workspace_value(
 ) -> tuple[Any, str | None]:
     """The part of a workspace file's `value` that may be used, and why any was dropped."""
     if KEYS[key].trust is not Trust.INSIDE:
-        refusal = untrusted_refusal(key, value, trusted)
+        refusal = untrusted_refusal(key, value, trusted, echo_value)
         return (_REFUSED, refusal) if refusal else (value, None)
     kept = [entry for entry in value if workspace is not None and _inside(workspace, entry)]
     dropped = len(value) - len(kept)

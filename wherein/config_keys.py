@@ -59,7 +59,9 @@ class KeySpec:
     why: str = ""  # the reason `trust` is not ANY, for the warning that names it
     # What is wrong with a value of the right kind, or None: checked where the value is
     # read (so a workspace file's is a warning and the key unused) or set, never at use.
-    check: Callable[[Any], str | None] | None = None
+    # `shown` quotes a value in the sentence (`untrusted.echo`, or `echo_value` for a value a
+    # repository's file wrote).
+    check: Callable[[Any, Callable[[Any], str]], str | None] | None = None
 
 
 # Each marker costs a search of the index's file table (`wherein status` lists the folders
@@ -67,7 +69,7 @@ class KeySpec:
 MAX_FOCUS_MARKERS = 64
 
 
-def focus_marker_problem(markers: list[str]) -> str | None:
+def focus_marker_problem(markers: list[str], shown: Callable[[Any], str] = echo) -> str | None:
     """What makes `scope.focus_markers` unusable, or None: checked where the setting is read
     or set (`KeySpec.check`), so a bad value is refused there, or for a workspace file's,
     warned about and left unused; never an error of every later command."""
@@ -77,12 +79,12 @@ def focus_marker_problem(markers: list[str]) -> str | None:
     for name in names:
         if "/" in name or os.sep in name or "\0" in name or name in (".", ".."):
             return (
-                f"{echo(name)} is not a file name (a path would mark every folder): list "
+                f"{shown(name)} is not a file name (a path would mark every folder): list "
                 "bare names such as CONTROLLER.md"
             )
         if name.startswith(("[", '"', "'")):
             return (
-                f"{echo(name)} is quoted: write bare names separated by commas, such as "
+                f"{shown(name)} is quoted: write bare names separated by commas, such as "
                 "CONTROLLER.md,AGENTS.md"
             )
     return None
@@ -109,14 +111,17 @@ def parse_text(spec: KeySpec, text: str) -> Any:
     return text
 
 
-def coerce_value(key: str, spec: KeySpec, value: Any, where: str) -> tuple[Any, str | None]:
+def coerce_value(
+    key: str, spec: KeySpec, value: Any, where: str, shown: Callable[[Any], str] = echo
+) -> tuple[Any, str | None]:
     """Check `value` against `spec`; return the value to use and an optional warning.
 
     `where` names the file or "the environment"; "" for a value given on its own (`config
-    set`, recall's `configure`), which the message then does not place."""
+    set`, recall's `configure`), which the message then does not place. `shown` quotes the
+    value in a refusal (`untrusted.echo_value` for a repository's file)."""
     kind = spec.kind
     where = f" in {where}" if where else ""
-    bad = f"Bad value {'(hidden)' if spec.secret else echo(value)} for '{key}'{where}"
+    bad = f"Bad value {'(hidden)' if spec.secret else shown(value)} for '{key}'{where}"
     if kind == "bool":
         if not isinstance(value, bool):
             raise ConfigError(f"{bad}: expected true or false.")
@@ -141,7 +146,7 @@ def coerce_value(key: str, spec: KeySpec, value: Any, where: str) -> tuple[Any, 
             value = [part.strip() for part in value.split(",") if part.strip()]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{bad}: expected a list of strings.")
-        _check(spec, value, bad)
+        _check(spec, value, bad, shown)
         return list(value), None
     if kind == "optional_str" and value is None:
         return None, None
@@ -160,8 +165,8 @@ def coerce_value(key: str, spec: KeySpec, value: Any, where: str) -> tuple[Any, 
     return value, None
 
 
-def _check(spec: KeySpec, value: Any, bad: str) -> None:
-    problem = spec.check(value) if spec.check is not None else None
+def _check(spec: KeySpec, value: Any, bad: str, shown: Callable[[Any], str]) -> None:
+    problem = spec.check(value, shown) if spec.check is not None else None
     if problem:
         raise ConfigError(f"{bad}: {problem}.")
 

@@ -19,7 +19,7 @@ from wherein.index.refresh import (
 from wherein.index.store import open_store
 from wherein.index_fill import fill_index
 from wherein.packages.plan import build_package_indexes, package_overlay
-from wherein.roots import plan_roots
+from wherein.roots import configured_roots
 
 __all__ = ["IndexSummary", "build_index"]
 
@@ -96,7 +96,7 @@ def build_index(
         if store.notice:
             notices.append(store.notice)
         store.notice = None
-        plan = plan_roots(workspace, settings["scope.source_roots"], focus)
+        plan = configured_roots(workspace, settings, focus)
         plan = package_overlay(workspace, settings, plan)
         notices.extend(plan.problems)
         try:

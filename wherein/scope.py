@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from wherein.config import SOURCE_USER, SOURCE_WORKSPACE, Settings
 from wherein.errors import UsageError
 from wherein.root_folders import root_folder
-from wherein.untrusted import echo, echo_name
+from wherein.untrusted import echo, echo_folder, echo_name
 from wherein.workspace import Root
 
 if TYPE_CHECKING:
@@ -210,8 +210,8 @@ def scope_gap(similarities: np.ndarray, inside: np.ndarray) -> float | None:
 def weak_notice(focus: str, gap: float) -> str:
     """The warning for a weak best match inside the focus."""
     return (
-        f"The best match inside the focus {focus!r} is weak: chunks outside it match the "
-        f"query better (by {gap:.1f} standard deviations of the focus's own similarities). "
+        f"The best match inside the focus {echo_folder(focus)} is weak: chunks outside it match "
+        f"the query better (by {gap:.1f} standard deviations of the focus's own similarities). "
         "A focus is a window, not a relevance filter: retry with --focus . to search the "
         "whole workspace."
     )
@@ -220,9 +220,9 @@ def weak_notice(focus: str, gap: float) -> str:
 def unmatched_notice(focus: str) -> str:
     """The warning when, ranking by keywords only, nothing inside the focus matched."""
     return (
-        f"Nothing inside the focus {focus!r} matches the query's words, while files outside it "
-        "do. A focus is a window, not a relevance filter: retry with --focus . to search the "
-        "whole workspace."
+        f"Nothing inside the focus {echo_folder(focus)} matches the query's words, while files "
+        "outside it do. A focus is a window, not a relevance filter: retry with --focus . to "
+        "search the whole workspace."
     )
 
 

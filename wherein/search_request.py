@@ -16,7 +16,7 @@ from wherein.file_filter import FileFilter
 from wherein.index.location import index_dir
 from wherein.packages.plan import PackagePlan, plan_packages
 from wherein.related import Place
-from wherein.roots import RootPlan, plan_roots
+from wherein.roots import RootPlan, configured_roots
 from wherein.scope import Scope, narrowest_prefix, relative_folder, resolve_scope
 from wherein.text_match import TextMatch
 
@@ -73,7 +73,7 @@ def build_request(
     """
     limit = settings["search.limit"] if limit is None else limit
     text, warnings = _validate(query, limit)
-    plan = plan_roots(workspace, settings["scope.source_roots"])
+    plan = configured_roots(workspace, settings)
     directory = index_dir(workspace)
     packages = plan_packages(workspace, settings, directory)
     labelled = (*plan.extra, *packages.roots)
@@ -82,7 +82,7 @@ def build_request(
         warnings.append(scope.notice)
     under = relative_folder(workspace, path, "--path", labelled) if path else None
     if scope.focus:  # a root whose label is the focus's first folder in the workspace is dropped
-        plan = plan_roots(workspace, settings["scope.source_roots"], scope.focus)
+        plan = configured_roots(workspace, settings, scope.focus)
     plan = packages.with_overlay(plan)
     return SearchRequest(
         text=text,

@@ -21,8 +21,11 @@ __all__ = [
     "as_text",
     "clean_line",
     "cut_middle",
+    "capped",
     "echo",
+    "echo_folder",
     "echo_name",
+    "echo_value",
     "json_text",
     "mint_nonce",
     "one_line",
@@ -111,13 +114,41 @@ def cut_middle(text: str, width: int) -> str:
     return f"{text[: keep // 2]}...{text[len(text) - (keep - keep // 2) :]}"
 
 
-def echo_name(value: str) -> str:
+def echo_name(value: str, wrote: str = "the repository's file wrote it") -> str:
     """A name a repository's file wrote, quoted only where it reads as a name (`NAME_SHOWN`):
     a message outside the fence reaches the agent as wherein's own words, and an unknown key
     or a focus can be a sentence of the repository's (`search.SYSTEM: run ...`)."""
     if NAME_SHOWN.fullmatch(value):
         return f"'{value}'"
-    return f"(one of {len(value)} characters, not shown: the repository's file wrote it)"
+    return f"(one of {len(value)} characters, not shown: {wrote})"
+
+
+def echo_value(value: Any) -> str:
+    """A setting's value a repository's file wrote, for a message outside the fence: a string
+    as `echo_name` shows it, a number or a truth value as written, anything else by its kind
+    (a list of sentences is as much the repository's words as one)."""
+    if isinstance(value, str):
+        return echo_name(value)
+    if isinstance(value, (bool, int, float)):
+        return echo(value)
+    size = f" of {len(value)} items" if isinstance(value, (list, dict, tuple)) else ""
+    return f"(a {type(value).__name__}{size}, not shown: the repository's file wrote it)"
+
+
+def echo_folder(folder: str) -> str:
+    """A folder a search was narrowed to without being asked (a focus marker, `scope.focus`):
+    the repository named it, and a folder's name can be a sentence. Result paths, inside
+    the fence, show it whole."""
+    return echo_name(folder, "the repository named it; result paths show it")
+
+
+def capped(notes: list[str], limit: int, what: str) -> list[str]:
+    """At most `limit` of `notes`, then one line counting the rest: a file someone else wrote
+    can hold thousands of entries, each worth a note in every answer."""
+    if len(notes) <= limit:
+        return notes
+    rest = len(notes) - limit
+    return [*notes[:limit], f"{rest:,} more {what} were left out; fix those above to see them."]
 
 
 def json_text(value: Any) -> str:

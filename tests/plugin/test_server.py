@@ -394,7 +394,7 @@ def test_focus_dot_steps_out_of_a_configured_scope(repo):
 
     scoped, whole = run_session(repo, steps)
     assert scoped["scope"] == {"focus": "app", "resolved_by": "explicit"}
-    chosen = "ranked inside app (chosen by scope.focus; focus='.' searches everything)."
+    chosen = "ranked inside 'app' (chosen by scope.focus; focus='.' searches everything)."
     assert chosen in scoped["text"]
     assert all(path.startswith("app/") for path, _, _ in scoped["results"])
     assert "scope" not in whole and "ranked inside" not in whole["text"]

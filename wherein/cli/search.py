@@ -18,10 +18,10 @@ def handle_index(args: argparse.Namespace) -> int:
 
     workspace = workspace_of(args)
     settings = settings_for(workspace)
-    from wherein.roots import plan_roots
+    from wherein.roots import configured_roots
     from wherein.scope import resolve_scope
 
-    roots = plan_roots(workspace, settings["scope.source_roots"]).extra
+    roots = configured_roots(workspace, settings).extra
     scope = resolve_scope(workspace, args.focus, settings, roots=roots)
     if scope.notice:
         say(scope.notice)

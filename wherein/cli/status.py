@@ -25,13 +25,13 @@ def handle_status(args: argparse.Namespace) -> int:
     from wherein.embedding.probe import describe_embedder
     from wherein.embedding.registry import configured_model, fast_tier_identity
     from wherein.index.status import read_status
-    from wherein.roots import plan_roots
+    from wherein.roots import configured_roots
     from wherein.scope import marker_names, resolve_scope
 
     choice = workspace_choice(args)
     workspace = choice.path
     settings = settings_for(workspace)
-    plan = plan_roots(workspace, settings["scope.source_roots"])
+    plan = configured_roots(workspace, settings)
     index = read_status(workspace, marker_names(settings["scope.focus_markers"]), plan.extra)
     try:
         resolved = resolve_scope(workspace, None, settings, roots=plan.extra)

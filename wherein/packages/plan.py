@@ -24,7 +24,8 @@ from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.refresh import Progress
 from wherein.index.store import open_store
 from wherein.packages.overlay import PackageCheck, check_package, load_state, save_state
-from wherein.roots import RootPlan
+from wherein.roots import MAX_PROBLEMS, RootPlan
+from wherein.untrusted import capped
 from wherein.workspace import Root
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ def resolve_packages(workspace: Path, settings: Settings) -> tuple[list[Package]
         else:
             labels.add(found.label)
             packages.append(found)
-    return packages, problems
+    return packages, capped(problems, MAX_PROBLEMS, "skipped packages")
 
 
 def package_roots(workspace: Path, settings: Settings) -> list[Root]:

@@ -27,7 +27,7 @@ from wherein.packages.python_dist import (
     find_distribution,
     normalize_name,
 )
-from wherein.untrusted import echo, one_line
+from wherein.untrusted import NAME_SHOWN, echo, echo_name, one_line
 from wherein.workspace import Root
 
 __all__ = ["NPM", "PYPI", "Package", "parse_entry", "resolve_package"]
@@ -76,6 +76,11 @@ class Package:
         return Root(self.base, self.label, self.files if files is None else files)
 
 
+def _reads_as_a_name(parsed: PackageName) -> bool:
+    """Whether a name and its version read as such (`untrusted.NAME_SHOWN`), not as words."""
+    return all(NAME_SHOWN.fullmatch(part) for part in (parsed.name, parsed.version) if part)
+
+
 def parse_entry(entry: str) -> PackageName | None:
     """`npm:@scope/name@1.2` -> (npm, @scope/name, 1.2); None for an empty entry."""
     text = entry.strip()
@@ -94,9 +99,15 @@ def parse_entry(entry: str) -> PackageName | None:
 def resolve_package(
     workspace: Path, entry: str, *, python: str | None, inside_only: bool
 ) -> Package | str:
-    """The package `entry` names, installed for `workspace`, or the sentence saying why not."""
-    skipped = f"Package {echo(entry)} (scope.packages) is skipped:"
+    """The package `entry` names, installed for `workspace`, or the sentence saying why not.
+
+    With `inside_only` the entry is the workspace file's: a sentence in it is refused before
+    any lookup, shown only by its length (the reasons below quote the name again).
+    """
     parsed = parse_entry(entry)
+    if inside_only and parsed is not None and not _reads_as_a_name(parsed):
+        return f"Package {echo_name(entry)} (scope.packages) is skipped: it is no package name."
+    skipped = f"Package {echo(entry)} (scope.packages) is skipped:"
     if parsed is None:
         return f"{skipped} it names nothing. Write NAME, NAME@VERSION or npm:NAME."
     found: Package | None = None

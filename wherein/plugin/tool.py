@@ -32,9 +32,9 @@ from wherein.plugin.schema import ACTIONS, AGENT_MAX_LIMIT, clean_arguments, val
 from wherein.plugin.scoping import folder_inside
 from wherein.plugin.session import RecallSession
 from wherein.plugin.status import describe_status
-from wherein.roots import plan_roots
+from wherein.roots import configured_roots
 from wherein.search import SearchResult, run_related, run_search
-from wherein.untrusted import one_line
+from wherein.untrusted import echo_folder, one_line
 from wherein.usage_ledger import UsageRow, append_usage_row, paths_hash
 
 __all__ = ["RecallOutcome", "run_recall"]
@@ -191,7 +191,7 @@ async def _search(session, settings: Settings, args, _progress) -> _Parts:
     workspace = session.workspace
     # A folder of an extra source root is named by its label, as its results are.
     roots = (
-        *plan_roots(workspace, settings["scope.source_roots"]).extra,
+        *configured_roots(workspace, settings).extra,
         *package_roots(workspace, settings),
     )
     path = folder_inside(workspace, args["path"], "path", roots) if args.get("path") else None
@@ -328,7 +328,10 @@ def _focus_words(scope, asked: str | None) -> str:
     if asked:
         return f", ranked inside {scope.focus}"
     why = "a focus marker file" if scope.resolved_by == "marker" else "scope.focus"
-    return f", ranked inside {scope.focus} (chosen by {why}; focus='.' searches everything)"
+    # Not the agent's choice: the repository named the folder (a marker's place, its file's
+    # scope.focus), and this heads the answer, outside the fence.
+    shown = echo_folder(scope.focus)
+    return f", ranked inside {shown} (chosen by {why}; focus='.' searches everything)"
 
 
 def _result_fields(hit) -> list[Any]:
