@@ -162,6 +162,14 @@ MALFORMED = [
     (b'{"jsonrpc":"1.0","id":"twelve","method":"ping"}', "twelve", -32600),
     (b"[1, 2]", None, -32600),
     (b"\xff\xfe", None, -32700),
+    # JSON to the standard library, not to the SDK's parser: a lone surrogate escaped, and
+    # nesting past its 255 levels. Each is answered on its own id.
+    (b'{"jsonrpc":"2.0","id":31,"method":"ping","params":{"q":"a\\ud800b"}}', 31, -32700),
+    (
+        b'{"jsonrpc":"2.0","id":32,"method":"ping","params":' + b"[" * 300 + b"]" * 300 + b"}",
+        32,
+        -32700,
+    ),
 ]
 
 

@@ -3,13 +3,14 @@
 The MCP SDK's stdio transport hands the server an exception for a line that is not JSON or
 not a JSON-RPC message, and the server drops it: a client that sent `{"id": 15, ...}` with
 a bad `params` waits on id 15 for ever. `AnsweringReadStream` stands between the two and
-answers each such line itself, as JSON-RPC 2.0 says: -32700 for text that is not JSON,
--32600 for JSON that is no message, with the request's id when it had a usable one (else
-null), and reads on.
+answers each such line itself, as JSON-RPC 2.0 says: -32700 for text that is not JSON (to
+pydantic's parser, which refuses some JSON the standard library reads), -32600 for JSON that
+is no message, with the request's id when it had a usable one (else null), and reads on.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -37,14 +38,29 @@ def malformed_answer(error: Exception) -> SessionMessage:
 
 
 def _request_id(problems: list[Any]) -> int | str | None:
-    """The id the malformed message gave, when one of the problems quotes it whole."""
+    """The id the malformed message gave, when one of the problems quotes it whole.
+
+    A line pydantic's parser refuses may still be JSON the standard library reads: a lone
+    surrogate escaped (`"\\ud800"`), or nesting past its depth limit of 255. Its id is read
+    from the line then, so the client waiting on it is answered.
+    """
     for problem in problems:
         given = problem.get("input")
+        if problem.get("type") == "json_invalid" and isinstance(given, (str, bytes)):
+            given = _loaded(given)
         if isinstance(given, dict):
             found = given.get("id")
             if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)):
                 return found
     return None
+
+
+def _loaded(line: str | bytes) -> Any:
+    """The line as the standard library's JSON reader reads it, or None."""
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):  # not JSON, or nested past the recursion limit
+        return None
 
 
 class AnsweringReadStream:
