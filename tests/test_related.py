@@ -121,6 +121,7 @@ def test_text_output_names_the_origin_first(capsys, repo):
         ("nope.py:1", "'nope.py' is not a file in the index"),
         ("shapes/area.py:9999", "no line 9999"),
         ("shapes/area.py:0", "lines start at 1"),
+        ("shapes/area.py:" + "9" * 5000, "names a line past the end of any file"),
         ("  ", "Name a place"),
     ],
 )

@@ -30,6 +30,8 @@ from wherein.untrusted import echo, one_line
 
 __all__ = ["Origin", "Place", "find_origin", "parse_place", "related_orders"]
 
+# More digits than any line number has: a file of 10^18 lines is none anyone indexes.
+MAX_LINE_DIGITS = 18
 _WITH_LINE = re.compile(r"(.+?):(\d+)(?:-\d+)?")
 
 
@@ -78,7 +80,10 @@ def parse_place(text: str) -> Place:
     found = _WITH_LINE.fullmatch(given)
     if found is None:
         return Place(given, None, given)
-    line = int(found.group(2))
+    digits = found.group(2)
+    if len(digits) > MAX_LINE_DIGITS:  # int() refuses past 4,300 digits; no file is that long
+        raise UsageError(f"{echo(given)} names a line past the end of any file.")
+    line = int(digits)
     if line < 1:
         raise UsageError(f"{echo(given)} names line {line}; lines start at 1.")
     return Place(found.group(1), line, given)
