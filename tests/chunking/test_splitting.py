@@ -177,3 +177,27 @@ def test_symbols_are_distinct_names_before_the_cap():
     functions = "".join(f"f{i} :: Int\nf{i} = {i}\n" for i in range(12))
     chunks = chunk("m.hs", f"module M where\n{functions}")
     assert [s for c in chunks for s in c.symbols] == ["M"] + [f"f{i}" for i in range(12)]
+
+
+def test_a_line_that_opens_or_closes_a_split_declaration_is_no_chunk_of_its_own():
+    # Each of these left a chunk of one to three lines beside a declaration too large for
+    # one chunk, and BM25 ranked such a line above the code it belongs to.
+    serves = "".join(f"    def serve{i}(env)\n      env[:path] = {i}\n    end\n" for i in range(16))
+    adds = "".join(f"  table.add('/r{i}', {i});\n  table.log({i});\n" for i in range(30))
+    explained = "".join(f"    Line {i} of a long explanation.\n" for i in range(45))
+    cases = (
+        (
+            "static.rb",
+            f"# frozen_string_literal: true\n\nrequire 'time'\n\nmodule Rack\n"
+            f"  # Serves files.\n  class Static\n{serves}  end\nend\n",
+            "require 'time'",
+        ),
+        ("route.js", f"'use strict';\n\nfunction route(table) {{\n{adds}}}\n", "'use strict';"),
+        ("parse.py", f'def parse(text):\n    """Read.\n\n{explained}    """\n', '    """'),
+    )
+    for path, source, sliver in cases:
+        chunks = chunk(path, source)
+        assert len(chunks) > 1, path
+        spans = [(c.start_line, c.end_line) for c in chunks]
+        assert all(end - start >= 3 for start, end in spans), (path, spans)
+        assert any(sliver in c.text.split("\n") for c in chunks), path

@@ -306,8 +306,20 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
 
     store = open_store(index_path)
     report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
-    assert report.files_changed == 5  # all but notes.txt, a text file with an extension
+    assert report.files_changed == 6  # m007 named five; m008 chunks notes.txt again too
     assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
     symbols = {s for (s,) in store.conn.execute("SELECT symbols FROM chunks")}
     restored = {'["gfx", "gfx.Widget", "gfx.Widget.draw"]', '["Widget.draw"]', '["ship"]'}
     assert restored | {'["Widget", "Widget.draw"]', "[]"} <= symbols
+
+
+def test_an_index_of_schema_7_chunks_every_file_but_markdown_again(index_path, tmp_path):
+    files = {"main.py": "def main():\n    pass\n", "notes.txt": "Ship.\n", "README.md": "# Hi\n"}
+    store = build(index_path, write_tree(tmp_path / "repo", files))
+    store.conn.execute("PRAGMA user_version = 7")
+    store.close()
+
+    store = open_store(index_path)
+    changed = {p for (p,) in store.conn.execute("SELECT path FROM files WHERE sha256 = ''")}
+    store.close()
+    assert changed == {"main.py", "notes.txt"}

@@ -142,6 +142,14 @@ def m007_rechunk_changed_languages(conn: sqlite3.Connection) -> None:
     )
 
 
+def m008_rechunk_code(conn: sqlite3.Connection) -> None:
+    """Every file but markdown is chunked again: a span of a few lines beside a declaration
+    split in parts (`module Rack` before its class, a docstring's closing quotes, `'use
+    strict';`) joins its neighbour. Each is marked changed, as m007 marked them; a chunk
+    keeps its vectors wherever its embedded text is the same."""
+    conn.execute("UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language != 'markdown'")
+
+
 MIGRATIONS: list[Migration] = [
     m001_create_tables,
     m002_pending_flag,
@@ -150,4 +158,5 @@ MIGRATIONS: list[Migration] = [
     m005_fast_tier,
     m006_vector_rows,
     m007_rechunk_changed_languages,
+    m008_rechunk_code,
 ]
