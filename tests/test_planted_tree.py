@@ -18,6 +18,7 @@ import pytest
 from tests.helpers import HashingEmbedder, write_tree
 from tests.index.processes import run_wherein, wherein_command
 from tests.plugin.conftest import run_session
+from wherein import ignore_rules
 from wherein.config import load_settings
 from wherein.gitignore import MAX_WILDCARD_LINES
 from wherein.index.refresh import refresh_index
@@ -394,3 +395,30 @@ def test_a_tree_deeper_than_the_recursion_limit_is_walked_and_indexed(tmp_path, 
     refreshed = refresh_index(store, [Root(root)], max_file_bytes=LIMIT)
     store.close()
     assert refreshed.files_seen == 2 and refreshed.unreadable == []
+
+
+def test_past_the_cap_of_ignore_lines_in_force_the_later_ones_are_skipped(tmp_path, monkeypatch):
+    # Nested folders of huge ignore files held every line while the walk was below them
+    # (40 folders of 1 MiB files: 1.08 GB); past the cap a folder's later lines are dropped.
+    monkeypatch.setattr(ignore_rules, "MAX_RULES_IN_FORCE", 6)
+    root = write_tree(
+        tmp_path / "repo",
+        {
+            ".gitignore": "a.tmp\nb.tmp\nc.tmp\n",
+            "sub/.gitignore": "d.tmp\ne.tmp\nf.tmp\ng.tmp\n",
+            "sub/d.tmp": "within the cap: ignored",
+            "sub/f.tmp": "within the cap: ignored",
+            "sub/g.tmp": "past the cap: indexed",
+            "other/.gitignore": "g.tmp\n",
+            "other/g.tmp": "a sibling holds only its parent's lines and its own: ignored",
+            "a.tmp": "ignored",
+            "top.py": "x",
+        },
+    )
+    files, report = walked(root)
+    assert sorted(files) == ["sub/g.tmp", "top.py"]
+    assert report.warnings == [
+        "Skipped line 4 of sub/.gitignore and the lines after it: more than 6 ignore lines "
+        "apply to this folder, which no real project needs; the files they would ignore are "
+        "indexed."
+    ]

@@ -28,6 +28,7 @@ from wherein.wildmatch import (
 
 __all__ = [
     "MAX_LINE_WILDCARDS",
+    "MAX_RULES_IN_FORCE",
     "MAX_WILDCARD_LINES",
     "IgnoreList",
     "Rule",
@@ -44,6 +45,10 @@ __all__ = [
 # GitHub's largest template (VisualStudio) has 58 wildcard lines among its 223. At 10,000, a
 # planted file with long folder names made indexing 200 files take 75 s (10 s at 1,000).
 MAX_WILDCARD_LINES = 1_000  # lines that need a regex, applying to one folder
+# Lines of every kind applying to one folder, its own and its parents': each is held while
+# the walk is below it, and 40 nested folders of 1 MiB ignore files (2 million lines) held
+# 1.08 GB. A hundred thousand is some 500 times what real files hold.
+MAX_RULES_IN_FORCE = 100_000
 # Longer than any path the walk checks (a folder's path fits PATH_MAX, 4096 bytes on Linux,
 # and a name fits NAME_MAX, 255): a line whose shortest match is longer matches nothing.
 MAX_MATCH_BYTES = 8192
@@ -173,9 +178,10 @@ class IgnoreList:
     of their own, so a check of a file never looks at a `dir/` line.
     """
 
-    __slots__ = ("_tables", "wildcards")
+    __slots__ = ("_tables", "size", "wildcards")
 
     def __init__(self, rules: list[Rule]) -> None:
+        self.size = len(rules)
         self.wildcards = sum(rule.kind in _GLOBS for rule in rules)
         self._tables = (self._table(rules, False), self._table(rules, True))
 

@@ -13,6 +13,7 @@ import os
 
 from wherein.gitignore import (
     MAX_LINE_WILDCARDS,
+    MAX_RULES_IN_FORCE,
     MAX_WILDCARD_LINES,
     IgnoreList,
     TooManyWildcards,
@@ -35,8 +36,10 @@ class IgnoreRules:
 
     def __init__(self, layers: tuple[tuple[bytes, IgnoreList], ...] = ()) -> None:
         self.layers = layers
-        # Wildcard lines that apply here, against MAX_WILDCARD_LINES.
+        # Wildcard lines that apply here, against MAX_WILDCARD_LINES; all lines, against
+        # MAX_RULES_IN_FORCE.
         self.wildcards = sum(rules.wildcards for _, rules in layers)
+        self.size = sum(rules.size for _, rules in layers)
 
     def with_files(
         self, rel_dir: bytes, files: list[tuple[str, list[str]]], report: WalkReport
@@ -45,7 +48,9 @@ class IgnoreRules:
         `rel_dir` is the folder's path from the root in the bytes of its names."""
         if not any(lines for _, lines in files):
             return self
-        rules = _ignore_list(files, MAX_WILDCARD_LINES - self.wildcards, report)
+        rules = _ignore_list(
+            files, MAX_WILDCARD_LINES - self.wildcards, MAX_RULES_IN_FORCE - self.size, report
+        )
         return IgnoreRules((*self.layers, (rel_dir, rules)))
 
     def ignored(self, rel: bytes, is_dir: bool) -> bool:
@@ -58,14 +63,24 @@ class IgnoreRules:
         return False
 
 
-def _ignore_list(files: list[tuple[str, list[str]]], room: int, report: WalkReport) -> IgnoreList:
-    """One folder's ignore rules, with at most `room` wildcard lines. A line git keeps but
-    that can match no path (`!`, a lone `\\`, `foo\\`) is skipped with a warning naming it,
-    and so is a line past a cap (`wherein.gitignore`); the other lines still apply."""
+def _ignore_list(
+    files: list[tuple[str, list[str]]], room: int, room_all: int, report: WalkReport
+) -> IgnoreList:
+    """One folder's ignore rules, with at most `room` wildcard lines and `room_all` lines in
+    all. A line git keeps but that can match no path (`!`, a lone `\\`, `foo\\`) is skipped
+    with a warning naming it, and so is a line past a cap (`wherein.gitignore`); the other
+    lines still apply, but for those past the cap of all lines."""
     rules = []
     for shown, lines in files:
         capped = False
         for number, line in enumerate(lines, 1):
+            if len(rules) >= room_all:
+                report.warn(
+                    f"Skipped line {number} of {shown} and the lines after it: more than "
+                    f"{MAX_RULES_IN_FORCE:,} ignore lines apply to this folder, which no real "
+                    "project needs; the files they would ignore are indexed."
+                )
+                return IgnoreList(rules)
             if room <= 0 and is_wildcard_line(line):
                 if not capped:
                     capped = True
