@@ -41,3 +41,33 @@ def clean_environ(tmp_path, monkeypatch, model_cache):
     monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     yield
+
+
+@pytest.fixture(autouse=True)
+def close_connections_left_open(monkeypatch):
+    """Close, when a test ends, each SQLite connection it opened and left to the collector.
+
+    Many tests open an index (`open_store`) or a bare connection and drop it unclosed. The
+    collector closes it later, and from Python 3.13 on it warns then (ResourceWarning, an
+    error here) in whichever test happens to be running: a test of the history, say, failed
+    for a store a test of the index left behind. Each connection is closed at the end of the
+    test that opened it instead; one still in use past the test is a bug to see, and closing
+    it makes that bug fail loudly in the next test that touches it.
+    """
+    import contextlib
+    import sqlite3
+
+    opened: list[sqlite3.Connection] = []  # held: Python 3.11's connections take no weakref
+    connect = sqlite3.connect
+
+    def connect_and_remember(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        opened.append(conn)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", connect_and_remember)
+    yield
+    for conn in opened:
+        # One opened by another thread (the MCP server's) may be closed only there.
+        with contextlib.suppress(sqlite3.ProgrammingError):
+            conn.close()

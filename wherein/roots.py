@@ -156,7 +156,7 @@ def _check_entry(
             "Name a folder outside the workspace."
         )
         return None
-    rename = f"Name it with name=path, e.g. {shown(label + '-src')}=PATH."
+    rename = f"Name it otherwise with name=path, e.g. {shown(label + '-src')} as the name."
     # A focus on the root itself (`--focus httpx`) is no clash: only a workspace folder is.
     if focus and focus.split("/", 1)[0] == label and os.path.isdir(workspace / label):
         problems.append(

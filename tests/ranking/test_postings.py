@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +47,7 @@ def _both(rows: list[tuple[int, list[str]]]) -> tuple[sqlite3.Connection, Postin
 
 
 @pytest.fixture(scope="module")
-def this_repository() -> tuple[sqlite3.Connection, Postings]:
+def this_repository() -> Iterator[tuple[sqlite3.Connection, Postings]]:
     """This repository's own modules, a chunk per 40 lines, ids with gaps as after deletes."""
     rows = []
     for path in sorted((REPO / "wherein").rglob("*.py")):
@@ -55,7 +56,9 @@ def this_repository() -> tuple[sqlite3.Connection, Postings]:
         for start in range(0, len(lines), 40):
             text = "\n".join(lines[start : start + 40])
             rows.append((3 * len(rows) + 7, document_terms(rel, "", text)))
-    return _both(rows)
+    conn, postings = _both(rows)
+    yield conn, postings
+    conn.close()  # opened before each test's own connections are tracked (tests/conftest.py)
 
 
 @pytest.fixture(params=["rows holding a term", "every row"])

@@ -165,6 +165,7 @@ class ParseCache:
         if kind is not None:
             self.problem = f"{self.path} is {kind}, not a regular file"
             return None
+        conn = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S)
@@ -176,6 +177,8 @@ class ParseCache:
                     conn.execute("DELETE FROM parsed")
                     conn.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (FORMAT,))
         except (sqlite3.Error, OSError) as err:
+            if conn is not None:  # a damaged file: not this object's yet, so closed here
+                conn.close()
             self._fail(err)
             return None
         self._conn = conn
