@@ -283,6 +283,7 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
         "main.py": "def main():\n    pass\n",
         "notes.txt": "Ship on Fridays.\n",
         "Widget.m": "#import <Cocoa/Cocoa.h>\n@implementation Widget\n- (void)draw {}\n@end\n",
+        "shapes.dart": "class Circle {\n  void draw() {}\n}\n",
     }
     repo = write_tree(tmp_path / "repo", files)
     store = build(index_path, repo)
@@ -293,6 +294,7 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
         "main.py": "python",
         "notes.txt": "text",
         "Widget.m": "objc",
+        "shapes.dart": "dart",
     }
     assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
     # As the chunker before schema 7 left them: the header read as C, the script as text,
@@ -306,8 +308,9 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
 
     store = open_store(index_path)
     report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
-    assert report.files_changed == 5  # all but notes.txt, a text file with an extension
+    assert report.files_changed == 6  # all but notes.txt, a text file with an extension
     assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
     symbols = {s for (s,) in store.conn.execute("SELECT symbols FROM chunks")}
     restored = {'["gfx", "gfx.Widget", "gfx.Widget.draw"]', '["Widget.draw"]', '["ship"]'}
+    restored.add('["Circle", "Circle.draw"]')
     assert restored | {'["Widget", "Widget.draw"]', "[]"} <= symbols

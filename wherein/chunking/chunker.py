@@ -173,9 +173,9 @@ def _units(parent, lines: list[str]) -> list[tuple[int, int, object]]:
 
 
 # Siblings that annotate the declaration after them: Rust `#[derive(...)]`, decorators
-# of TypeScript class members, Haskell haddocks and type signatures. (Python wraps its
-# decorators in the definition node.)
-_ANNOTATIONS = frozenset({"attribute_item", "decorator", "haddock", "signature"})
+# of TypeScript class members, Dart's `@override`, Haskell haddocks and type signatures.
+# (Python wraps its decorators in the definition node, Java its annotations in modifiers.)
+_ANNOTATIONS = frozenset({"annotation", "attribute_item", "decorator", "haddock", "signature"})
 
 
 def _leads(node) -> bool:

@@ -127,7 +127,8 @@ def m007_rechunk_changed_languages(conn: sqlite3.Connection) -> None:
     is parsed with its types (TSX's grammar), Elixir no longer reads `!f(x)` as a
     declaration, Rust names the methods of an `impl` for a primitive type, a script with no
     extension is parsed in the language of its `#!` line (it was plain text), Objective-C is
-    parsed (`.m`, `.mm` and its `.h` headers; the first two were plain text), and in every
+    parsed (`.m`, `.mm` and its `.h` headers; the first two were plain text), Dart names its
+    declarations and keeps a method's doc comment and `@override` with it, and in every
     parsed language the lines between a declaration's parts (a long docstring, a lone
     `else`) are kept in a chunk, where some were left out. Each such file is marked changed,
     as m004 marked every file; its chunks keep their vectors wherever the embedded text is
