@@ -284,6 +284,10 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
         "notes.txt": "Ship on Fridays.\n",
         "Widget.m": "#import <Cocoa/Cocoa.h>\n@implementation Widget\n- (void)draw {}\n@end\n",
         "shapes.dart": "class Circle {\n  void draw() {}\n}\n",
+        "completions/gzip": "# -*- shell-script -*-\n_gzip() {\n  :\n}\n",
+        "tool.conf": "deploy() {\n  :\n}\n# vim: ft=sh\n",
+        "config.ru": "def app\n  1\nend\n",
+        "README.md": "# Shapes\n",
     }
     repo = write_tree(tmp_path / "repo", files)
     store = build(index_path, repo)
@@ -295,22 +299,27 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
         "notes.txt": "text",
         "Widget.m": "objc",
         "shapes.dart": "dart",
+        "completions/gzip": "bash",
+        "tool.conf": "bash",
+        "config.ru": "ruby",
+        "README.md": "markdown",
     }
     assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
-    # As the chunker before schema 7 left them: the header read as C, the script as text,
+    # As the chunker before schema 7 left them: the header read as C, the scripts as text,
     # under stats that hold.
     store.conn.execute("UPDATE files SET language = 'c' WHERE path = 'gfx.h'")
-    store.conn.execute("UPDATE files SET language = 'text' WHERE path = 'bin/deploy'")
-    store.conn.execute("UPDATE files SET language = 'text' WHERE path = 'Widget.m'")
+    for path in ("bin/deploy", "Widget.m", "completions/gzip", "tool.conf", "config.ru"):
+        store.conn.execute("UPDATE files SET language = 'text' WHERE path = ?", (path,))
     store.conn.execute("UPDATE chunks SET symbols = '[]'")
     store.conn.execute("PRAGMA user_version = 6")
     store.close()
 
     store = open_store(index_path)
     report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
-    assert report.files_changed == 6  # all but notes.txt, a text file with an extension
+    # Every file but Markdown: any plain-text file may name its language in a mode line.
+    assert report.files_changed == len(files) - 1
     assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
     symbols = {s for (s,) in store.conn.execute("SELECT symbols FROM chunks")}
     restored = {'["gfx", "gfx.Widget", "gfx.Widget.draw"]', '["Widget.draw"]', '["ship"]'}
-    restored.add('["Circle", "Circle.draw"]')
+    restored |= {'["Circle", "Circle.draw"]', '["_gzip"]', '["deploy"]', '["app"]'}
     assert restored | {'["Widget", "Widget.draw"]', "[]"} <= symbols

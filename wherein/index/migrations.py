@@ -128,19 +128,15 @@ def m007_rechunk_changed_languages(conn: sqlite3.Connection) -> None:
     declaration, Rust names the methods of an `impl` for a primitive type, a script with no
     extension is parsed in the language of its `#!` line (it was plain text), Objective-C is
     parsed (`.m`, `.mm` and its `.h` headers; the first two were plain text), Dart names its
-    declarations and keeps a method's doc comment and `@override` with it, and in every
-    parsed language the lines between a declaration's parts (a long docstring, a lone
-    `else`) are kept in a chunk, where some were left out. Each such file is marked changed,
+    declarations and keeps a method's doc comment and `@override` with it, a file whose name
+    the chunker does not know is parsed in the language its Emacs or Vim mode line names
+    (any plain-text file may hold one), more names and extensions are mapped (`.bashrc`,
+    `Podfile`, `.cu`, ...; they were plain text), and in every parsed language the lines
+    between a declaration's parts (a long docstring, a lone `else`) are kept in a chunk,
+    where some were left out. Each such file (every file but Markdown) is marked changed,
     as m004 marked every file; its chunks keep their vectors wherever the embedded text is
     the same, as it is for almost every chunk."""
-    # A file name's part after its first character holds no dot: `deploy`, `.bashrc`.
-    name = "replace(path, rtrim(path, replace(path, '/', '')), '')"
-    conn.execute(
-        "UPDATE files SET sha256 = '', mtime_ns = -1 "
-        "WHERE language NOT IN ('markdown', 'text') "
-        f"OR (language = 'text' AND (instr(substr({name}, 2), '.') = 0 "
-        "OR path LIKE '%.m' OR path LIKE '%.mm'))"
-    )
+    conn.execute("UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language != 'markdown'")
 
 
 MIGRATIONS: list[Migration] = [
