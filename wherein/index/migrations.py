@@ -131,11 +131,12 @@ def m007_rechunk_changed_languages(conn: sqlite3.Connection) -> None:
     declarations and keeps a method's doc comment and `@override` with it, a file whose name
     the chunker does not know is parsed in the language its Emacs or Vim mode line names
     (any plain-text file may hold one), more names and extensions are mapped (`.bashrc`,
-    `Podfile`, `.cu`, ...; they were plain text), and in every parsed language the lines
-    between a declaration's parts (a long docstring, a lone `else`) are kept in a chunk,
-    where some were left out. Each such file (every file but Markdown) is marked changed,
-    as m004 marked every file; its chunks keep their vectors wherever the embedded text is
-    the same, as it is for almost every chunk."""
+    `Podfile`, `.cu`, ...; they were plain text), generated files and lockfiles of more
+    ecosystems are skipped (Dart's `.g.dart`, `pubspec.lock`, ...), and in every parsed
+    language the lines between a declaration's parts (a long docstring, a lone `else`) are
+    kept in a chunk, where some were left out. Each such file (every file but Markdown) is
+    marked changed, as m004 marked every file; its chunks keep their vectors wherever the
+    embedded text is the same, as it is for almost every chunk."""
     conn.execute("UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language != 'markdown'")
 
 
