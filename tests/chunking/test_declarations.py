@@ -339,6 +339,31 @@ CASES = {
             "Shop.Cart.debug"
         ),
     ),
+    "dart": (
+        "m.dart",
+        """
+        const int maxRetries = 3;
+        typedef Handler = void Function(int code);
+        abstract class Shape { double get area; }
+        class Circle extends Shape {
+          static const double pi = 3.14;
+          final double radius;
+          Circle(this.radius);
+          factory Circle.fromJson(Map<String, Object?> json) => Circle(1);
+          @override
+          double get area => pi * radius * radius;
+          void draw() { void inner() {} final local = 1; }
+        }
+        mixin Logs on Object { void log(String m) {} }
+        extension Shout on String { String shout() => toUpperCase(); }
+        enum Color { red, green }
+        Future<void> main() async {}
+        """,
+        (
+            "maxRetries Handler Shape Shape.area Circle Circle.pi Circle.Circle "
+            "Circle.fromJson Circle.area Circle.draw Logs Logs.log Shout Shout.shout Color main"
+        ),
+    ),
     "haskell": (
         "m.hs",
         """
@@ -397,6 +422,39 @@ def test_elixir_other_unary_operators_on_a_call_name_nothing():
         "end\n"
     )
     assert symbols_of("m.ex", source) == ["M", "M.limit", "M.run"]
+
+
+def test_dart_constructors_accessors_typedefs_and_unnamed_extensions_are_named():
+    source = """
+        var counter = 0;
+        typedef int Compare(int a, int b);
+        typedef T Pick<T>(T a, T b);
+        class Circle {
+          static final Circle origin = Circle.zero();
+          Circle.unit() : radius = 1;
+          const Circle.zero() : radius = 0;
+          factory Circle.copy(Circle other) = Circle.unit;
+          set size(double value) {}
+        }
+        extension on int { int twice() => this * 2; }
+        int get topGetter => 1;
+        set topSetter(int value) {}
+        """
+    assert symbols_of("m.dart", source) == [
+        "counter",
+        "Compare",
+        "Pick",
+        "Circle",
+        "Circle.origin",
+        "Circle.unit",
+        "Circle.zero",
+        "Circle.copy",
+        "Circle.size",
+        "int",
+        "int.twice",
+        "topGetter",
+        "topSetter",
+    ]
 
 
 def test_a_cpp_header_named_dot_h_is_parsed_as_cpp():

@@ -41,6 +41,7 @@ REQUIRED = {
     "ex": "elixir",
     "hs": "haskell",
     "zig": "zig",
+    "dart": "dart",
 }
 
 

@@ -143,6 +143,20 @@ def test_elixir_doc_and_spec_stay_with_their_function():
     assert source.split("\n")[held.start_line - 1] == '  @doc "Second."'
 
 
+def test_dart_doc_comment_and_annotation_stay_with_their_method():
+    # Dart's `@override` is a sibling of the method, not part of it: unattached, it and the
+    # doc comment above it merged into the previous method's chunk.
+    body = "".join(f"    step({i});\n" for i in range(18))
+    source = (
+        f"class Job {{\n  void first() {{\n{body}  }}\n\n"
+        f"  /// Runs the second step.\n  @override\n  void second() {{\n{body}  }}\n}}\n"
+    )
+    chunks = chunk("job.dart", source)
+    held = chunk_holding(chunks, "Job.second")
+    assert source.split("\n")[held.start_line - 1] == "  /// Runs the second step."
+    assert "Job.second" not in chunk_holding(chunks, "Job.first").symbols
+
+
 def test_haskell_signature_and_haddock_stay_with_their_equation():
     # 23 two-line helpers fill the previous chunk to within one line of its merge bound,
     # so an unattached haddock would be merged there, away from `answer`.

@@ -275,7 +275,7 @@ def test_an_index_of_the_previous_schema_keeps_its_vectors_in_the_new_tables(ind
     assert len(ids) == len(before["chunks"]) and matrix.shape[0] == len(ids)
 
 
-def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_path):
+def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_path, monkeypatch):
     files = {
         "gfx.h": "namespace gfx {\nclass Widget {\n public:\n  void draw();\n};\n}\n",
         "gfx.cpp": "void gfx::Widget::draw() {}\n",
@@ -283,9 +283,20 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
         "main.py": "def main():\n    pass\n",
         "notes.txt": "Ship on Fridays.\n",
         "Widget.m": "#import <Cocoa/Cocoa.h>\n@implementation Widget\n- (void)draw {}\n@end\n",
+        "shapes.dart": "class Circle {\n  void draw() {}\n}\n",
+        "completions/gzip": "# -*- shell-script -*-\n_gzip() {\n  :\n}\n",
+        "tool.conf": "deploy() {\n  :\n}\n# vim: ft=sh\n",
+        "config.ru": "def app\n  1\nend\n",
+        "README.md": "# Shapes\n",
+        "pubspec.lock": "packages:\n  http:\n    version: 1.2.0\n",
+        "lib/user.g.dart": "// GENERATED CODE - DO NOT MODIFY BY HAND\npart of 'user.dart';\n",
     }
     repo = write_tree(tmp_path / "repo", files)
+    # Before schema 7 neither the lockfile's name nor the Dart generator's mark was known.
+    monkeypatch.setattr("wherein.index.prepare.skip_reason", lambda path, text: None)
     store = build(index_path, repo)
+    monkeypatch.undo()
+    skipped = {"pubspec.lock": "text", "lib/user.g.dart": "dart"}
     languages = {
         "gfx.h": "cpp",
         "gfx.cpp": "cpp",
@@ -293,23 +304,34 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
         "main.py": "python",
         "notes.txt": "text",
         "Widget.m": "objc",
+        "shapes.dart": "dart",
+        "completions/gzip": "bash",
+        "tool.conf": "bash",
+        "config.ru": "ruby",
+        "README.md": "markdown",
     }
-    assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
-    # As the chunker before schema 7 left them: the header read as C, the script as text,
+    assert dict(store.conn.execute("SELECT path, language FROM files")) == languages | skipped
+    # As the chunker before schema 7 left them: the header read as C, the scripts as text,
     # under stats that hold.
     store.conn.execute("UPDATE files SET language = 'c' WHERE path = 'gfx.h'")
-    store.conn.execute("UPDATE files SET language = 'text' WHERE path = 'bin/deploy'")
-    store.conn.execute("UPDATE files SET language = 'text' WHERE path = 'Widget.m'")
+    for path in ("bin/deploy", "Widget.m", "completions/gzip", "tool.conf", "config.ru"):
+        store.conn.execute("UPDATE files SET language = 'text' WHERE path = ?", (path,))
     store.conn.execute("UPDATE chunks SET symbols = '[]'")
     store.conn.execute("PRAGMA user_version = 6")
     store.close()
 
     store = open_store(index_path)
     report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
-    assert report.files_changed == 6  # m007 named five; m008 chunks notes.txt again too
-    assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
+    # Every file but Markdown: any plain-text file may name its language in a mode line.
+    assert report.files_changed == len(files) - 1
+    assert dict(store.conn.execute("SELECT path, language FROM files")) == languages | {
+        path: "" for path in skipped
+    }
+    sql = "SELECT DISTINCT f.path FROM chunks c JOIN files f ON f.id = c.file_id"
+    assert {path for (path,) in store.conn.execute(sql)} == set(languages)
     symbols = {s for (s,) in store.conn.execute("SELECT symbols FROM chunks")}
     restored = {'["gfx", "gfx.Widget", "gfx.Widget.draw"]', '["Widget.draw"]', '["ship"]'}
+    restored |= {'["Circle", "Circle.draw"]', '["_gzip"]', '["deploy"]', '["app"]'}
     assert restored | {'["Widget", "Widget.draw"]', "[]"} <= symbols
 
 

@@ -181,9 +181,9 @@ def _units(parent, lines: list[str]) -> list[tuple[int, int, object]]:
 
 
 # Siblings that annotate the declaration after them: Rust `#[derive(...)]`, decorators
-# of TypeScript class members, Haskell haddocks and type signatures. (Python wraps its
-# decorators in the definition node.)
-_ANNOTATIONS = frozenset({"attribute_item", "decorator", "haddock", "signature"})
+# of TypeScript class members, Dart's `@override`, Haskell haddocks and type signatures.
+# (Python wraps its decorators in the definition node, Java its annotations in modifiers.)
+_ANNOTATIONS = frozenset({"annotation", "attribute_item", "decorator", "haddock", "signature"})
 
 
 def _leads(node) -> bool:
@@ -285,26 +285,35 @@ class _Cutter:
     def without_slivers(self, spans: list[_Span]) -> list[_Span]:
         """The spans, each sliver joined to a neighbour where the two stay within bounds:
         the one after it (which it opens: `module Rack`, a constant its code reads), unless
-        it closes what came before it (`CLOSERS`) or nothing follows."""
+        it ends what came before it: it closes it (`CLOSERS`), it is the last part of the
+        declaration split before it (a class's last short method), or nothing follows."""
         out: list[_Span] = []
         pending = list(spans)
         for index, span in enumerate(pending):
             if span.end - span.start + 1 <= SLIVER_LINES and len(pending) > 1:
                 after = pending[index + 1] if index + 1 < len(pending) else None
-                closes = self.lines[span.start].strip().startswith(CLOSERS)
+                before = out[-1] if out else None
+                ends = before is not None and (
+                    self.lines[span.start].strip().startswith(CLOSERS)
+                    or (
+                        span.header_rows
+                        and span.header_rows == before.header_rows
+                        and (after is None or after.header_rows != span.header_rows)
+                    )
+                )
                 if (
                     after is not None
-                    and not (closes and out)
+                    and not ends
                     and self.fits(span.start, after.end, MAX_CHUNK_LINES)
                 ):
                     header = tuple(row for row in after.header_rows if row < span.start)
                     pending[index + 1] = _Span(span.start, after.end, header)
                     continue
-                # What it closes may fill a whole chunk; anything else joins only as
+                # What it ends may fill a whole chunk; anything else joins only as
                 # neighbours merge (a lone last declaration keeps a chunk of its own).
-                limit = MAX_CHUNK_LINES if closes else MERGE_TARGET_LINES
-                if out and self.fits(out[-1].start, span.end, limit):
-                    out[-1] = _Span(out[-1].start, span.end, out[-1].header_rows)
+                limit = MAX_CHUNK_LINES if ends else MERGE_TARGET_LINES
+                if before is not None and self.fits(before.start, span.end, limit):
+                    out[-1] = _Span(before.start, span.end, before.header_rows)
                     continue
             out.append(span)
         return out

@@ -52,23 +52,39 @@ EXTENSIONS: dict[str, str] = {
     "hh": "cpp",
     "hxx": "cpp",
     "ipp": "cpp",
+    "inl": "cpp",
+    "tpp": "cpp",
+    "cu": "cpp",  # CUDA is C++ with kernel launches and qualifiers
+    "cuh": "cpp",
     "cs": "csharp",
     "rb": "ruby",
     "rake": "ruby",
     "gemspec": "ruby",
+    "ru": "ruby",  # Rack's config.ru
+    "podspec": "ruby",
+    "jbuilder": "ruby",
+    "thor": "ruby",
     "php": "php",
+    "phtml": "php",
     "kt": "kotlin",
     "kts": "kotlin",
     "swift": "swift",
     "scala": "scala",
     "sc": "scala",
+    "sbt": "scala",
     "sh": "bash",
     "bash": "bash",
     "zsh": "bash",
+    "ksh": "bash",
+    # Bats tests are bash but for their `@test "name" {` lines, which the grammar reads as
+    # commands (a test's statements then look top-level); their functions are still named.
+    "bats": "bash",
     "lua": "lua",
+    "rockspec": "lua",
     "ex": "elixir",
     "exs": "elixir",
     "hs": "haskell",
+    "hsc": "haskell",
     "zig": "zig",
     "dart": "dart",
     "jl": "julia",
@@ -76,6 +92,7 @@ EXTENSIONS: dict[str, str] = {
     "ml": "ocaml",
     "mli": "ocaml",
     "erl": "erlang",
+    "hrl": "erlang",
     "clj": "clojure",
     "pl": "perl",
     "pm": "perl",
@@ -85,9 +102,32 @@ EXTENSIONS: dict[str, str] = {
     "markdown": "markdown",
     "mdx": "markdown",
 }
+# Files known by their whole name: shell start-up files, Arch's build scripts, and the
+# Ruby DSLs of Bundler, Rake, CocoaPods, Vagrant, fastlane, Homebrew, Guard, Capistrano
+# and Danger.
 FILENAMES: dict[str, str] = {
-    "Rakefile": "ruby",
+    ".bashrc": "bash",
+    ".bash_profile": "bash",
+    ".bash_login": "bash",
+    ".bash_logout": "bash",
+    ".bash_aliases": "bash",
+    ".profile": "bash",
+    ".zshrc": "bash",
+    ".zshenv": "bash",
+    ".zprofile": "bash",
+    ".zlogin": "bash",
+    ".zlogout": "bash",
+    ".kshrc": "bash",
+    "PKGBUILD": "bash",
     "Gemfile": "ruby",
+    "Rakefile": "ruby",
+    "Podfile": "ruby",
+    "Vagrantfile": "ruby",
+    "Fastfile": "ruby",
+    "Brewfile": "ruby",
+    "Guardfile": "ruby",
+    "Capfile": "ruby",
+    "Dangerfile": "ruby",
     "Dockerfile": "dockerfile",
     "Makefile": "make",
 }
@@ -149,6 +189,36 @@ SHEBANG_CHARS = 200
 _INTERPRETER_NAME = re.compile(r"[a-z]+")
 
 
+# A file whose name says nothing may say its language in an editor's mode line, as 468 of
+# bash-completion's 471 files do (no `#!`, mostly no extension, `-*- shell-script -*-` on
+# the first line and `# ex: filetype=sh` on the last). Emacs reads `-*- mode: sh -*-` or
+# `-*- sh -*-` on the first line, or on the second after a `#!` line (GNU Emacs manual,
+# "Specifying File Variables"); Vim reads `vim: ft=sh` or `vim: set ft=ruby:` in the first
+# and last five lines (`:help modeline`, 'modelines' 5). Both editors let it overrule `#!`.
+MODE_LINES = 5
+# The most of a file's start, and of its end, read for mode lines.
+MODE_LINE_CHARS = 1000
+# Emacs mode and Vim file type names, lower-cased, that are not the grammar's own name.
+MODE_NAMES: dict[str, str] = {
+    "sh": "bash",
+    "shell-script": "bash",
+    "zsh": "bash",
+    "ksh": "bash",
+    "enh-ruby": "ruby",
+    "cperl": "perl",
+    "js": "javascript",
+    "js2": "javascript",
+    "javascriptreact": "javascript",
+    "typescriptreact": "tsx",
+    "c++": "cpp",
+    "cs": "csharp",
+    "tuareg": "ocaml",
+}
+_EMACS_MODE_LINE = re.compile(r"-\*-(.*?)-\*-")
+_VIM_MODE_LINE = re.compile(r"(?:^|\s)(?:vi|vim|Vim|ex):(.*)")
+_VIM_FILETYPE = re.compile(r"(?:^|[\s:])(?:ft|filetype)=([\w+-]+)")
+
+
 # JavaScript with Flow's types (`export type Props = {...}`, `class A { x: number }`) is
 # parsed by the TSX grammar, whose TypeScript reads most of Flow: over React Native's 662 files
 # marked `@flow`, the JavaScript grammar met errors in 536 and named 2,215 declarations, the
@@ -167,9 +237,12 @@ def grammar_of(language: str, text: str) -> str:
 
 def language_of(path: str, text: str) -> str | None:
     """`language_for(path)`, except that a `.h` file written in Objective-C or C++ is in that
-    language, a `.m` file that shows no sign of Objective-C is plain text, and a script
-    with no extension is in the language its `#!` line names."""
+    language, a `.m` file that shows no sign of Objective-C is plain text, a file whose name
+    the chunker does not know is in the language its editor mode line names, and a script
+    with no extension in the language its `#!` line names."""
     language = language_for(path)
+    if language is None:
+        language = _mode_line_language(text)
     if language == "c" and path[-2:].lower() == ".h":
         if OBJC_LINE.search(text):
             return "objc"
@@ -180,6 +253,48 @@ def language_of(path: str, text: str) -> str | None:
     if language is None and text.startswith("#!") and not PurePosixPath(path).suffix:
         return _interpreted(text[2:SHEBANG_CHARS].split("\n", 1)[0])
     return language
+
+
+def _mode_line_language(text: str) -> str | None:
+    """The language an Emacs or Vim mode line in the text's first or last lines names."""
+    head = text[:MODE_LINE_CHARS].split("\n", MODE_LINES)[:MODE_LINES]
+    for line in head[1:2] if head[0].startswith("#!") else head[:1]:
+        if language := _named_mode(_emacs_mode(line)):
+            return language
+    tail = text[-MODE_LINE_CHARS:].rstrip("\n").split("\n")[-MODE_LINES:]
+    for line in (*head, *reversed(tail)):
+        if language := _named_mode(_vim_filetype(line)):
+            return language
+    return None
+
+
+def _emacs_mode(line: str) -> str:
+    """The mode an Emacs `-*-` line names: `-*- sh -*-`, `-*- mode: sh; coding: utf-8 -*-`."""
+    found = _EMACS_MODE_LINE.search(line)
+    if found is None:
+        return ""
+    if ":" not in found[1]:
+        return found[1].strip()
+    for variable in found[1].split(";"):
+        name, _, value = variable.partition(":")
+        if name.strip().lower() == "mode":
+            return value.strip()
+    return ""
+
+
+def _vim_filetype(line: str) -> str:
+    """The file type a Vim mode line names: `vim: ft=sh`, `# vim: set filetype=ruby:`."""
+    found = _VIM_MODE_LINE.search(line)
+    kind = _VIM_FILETYPE.search(found[1]) if found else None
+    return kind[1] if kind else ""
+
+
+def _named_mode(name: str) -> str | None:
+    """The grammar an Emacs mode or Vim file type name names, if the chunker has it."""
+    name = name.lower()
+    if name in MODE_NAMES:
+        return MODE_NAMES[name]
+    return name if name in CODE_LANGUAGES else None
 
 
 def _interpreted(command: str) -> str | None:

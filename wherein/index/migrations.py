@@ -127,26 +127,26 @@ def m007_rechunk_changed_languages(conn: sqlite3.Connection) -> None:
     is parsed with its types (TSX's grammar), Elixir no longer reads `!f(x)` as a
     declaration, Rust names the methods of an `impl` for a primitive type, a script with no
     extension is parsed in the language of its `#!` line (it was plain text), Objective-C is
-    parsed (`.m`, `.mm` and its `.h` headers; the first two were plain text), and in every
-    parsed language the lines between a declaration's parts (a long docstring, a lone
-    `else`) are kept in a chunk, where some were left out. Each such file is marked changed,
-    as m004 marked every file; its chunks keep their vectors wherever the embedded text is
-    the same, as it is for almost every chunk."""
-    # A file name's part after its first character holds no dot: `deploy`, `.bashrc`.
-    name = "replace(path, rtrim(path, replace(path, '/', '')), '')"
-    conn.execute(
-        "UPDATE files SET sha256 = '', mtime_ns = -1 "
-        "WHERE language NOT IN ('markdown', 'text') "
-        f"OR (language = 'text' AND (instr(substr({name}, 2), '.') = 0 "
-        "OR path LIKE '%.m' OR path LIKE '%.mm'))"
-    )
+    parsed (`.m`, `.mm` and its `.h` headers; the first two were plain text), Dart names its
+    declarations and keeps a method's doc comment and `@override` with it, a file whose name
+    the chunker does not know is parsed in the language its Emacs or Vim mode line names
+    (any plain-text file may hold one), more names and extensions are mapped (`.bashrc`,
+    `Podfile`, `.cu`, ...; they were plain text), generated files and lockfiles of more
+    ecosystems are skipped (Dart's `.g.dart`, `pubspec.lock`, ...), and in every parsed
+    language the lines between a declaration's parts (a long docstring, a lone `else`) are
+    kept in a chunk, where some were left out. Each such file (every file but Markdown) is
+    marked changed, as m004 marked every file; its chunks keep their vectors wherever the
+    embedded text is the same, as it is for almost every chunk."""
+    conn.execute("UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language != 'markdown'")
 
 
 def m008_rechunk_code(conn: sqlite3.Connection) -> None:
-    """Every file but markdown is chunked again: a span of a few lines beside a declaration
-    split in parts (`module Rack` before its class, a docstring's closing quotes, `'use
-    strict';`) joins its neighbour. Each is marked changed, as m007 marked them; a chunk
-    keeps its vectors wherever its embedded text is the same."""
+    """Every file but markdown is chunked again, as m007 (now) chunks them, for an index
+    made by code that had m007 in its earlier form: a span of a few lines beside a
+    declaration split in parts (`module Rack` before its class, a docstring's closing
+    quotes, `'use strict';`) joins its neighbour, and what m007 lists since (Dart, mode
+    lines, more names, extensions, generated files and lockfiles) applies. Each is marked
+    changed; a chunk keeps its vectors wherever its embedded text is the same."""
     conn.execute("UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language != 'markdown'")
 
 

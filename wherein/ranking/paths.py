@@ -25,11 +25,26 @@ __all__ = [
     "wanted_kinds",
 ]
 
-_TEST_PATH = re.compile(
-    r"(^|/)(tests?|testing|__tests__|spec|specs|test_?data|fixtures)/"
-    r"|(^|/)(test_[^/]*|[^/]*_test\.[^/]+|[^/]*_tests\.[^/]+|[^/]*\.(test|spec)\.[^/]+"
-    r"|[^/]*Tests?\.[^/]+|conftest\.py)$"
+# A test folder: `tests/` and `testdata/` in any case (SwiftPM's and Symfony's `Tests/`),
+# `test/`, `spec/`, `fixtures/`, `testing/` in lower case only (PHP's `src/Monolog/Test/` is
+# a namespace of helpers shipped to users, Swift's `Testing/` the test framework itself),
+# Jest's `__tests__/` and `__mocks__/`, Android's `androidTest/`, `e2e/`; and a folder
+# named for what it tests, in CamelCase (SwiftPM's and Xcode's `AppTests/`, .NET's
+# `MyLib.UnitTests/`) or after a separator (`integration_tests/`, .NET's `MyLib.Tests/`),
+# which `contests/` is not.
+_TEST_FOLDER = (
+    r"(?i:tests|test_?data)|test|spec|specs|fixtures|testing|__tests__|__mocks__|e2e"
+    r"|androidTest|[^/]*[A-Za-z0-9]Tests|[^/]*[_.-](?i:tests)"
 )
+# A test file: pytest's `test_x.py`, `x_test.go` (Go, Elixir's `_test.exs`), `x_spec.rb`,
+# `.lua` and `.cr` (the default patterns of RSpec, busted and Crystal; an `api_spec.yaml`
+# is no test), Jest's `x.test.ts` and `x.spec.ts`, JUnit's `XTest.java`, XCTest's
+# `XTests.swift`, conftest.py.
+_TEST_FILE = (
+    r"test_[^/]*|[^/]*_tests?\.[^/]+|[^/]*_spec\.(?:rb|lua|cr)|[^/]*\.(?:test|spec)\.[^/]+"
+    r"|[^/]*Tests?\.[^/]+|conftest\.py"
+)
+_TEST_PATH = re.compile(rf"(^|/)(?:{_TEST_FOLDER})/|(^|/)(?:{_TEST_FILE})$")
 _EXAMPLE_PATH = re.compile(r"(^|/)(_?examples?|samples?|demos?|docs?_src|benchmarks?)/")
 _DOC_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(md|rst|txt|adoc)$", re.IGNORECASE)
 _LEGACY_PATH = re.compile(r"(^|/)(_?compat|legacy|deprecated|vendor(ed)?|third_party|_vendor)/")
