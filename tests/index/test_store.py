@@ -309,5 +309,33 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
     assert report.files_changed == 5  # all but notes.txt, a text file with an extension
     assert dict(store.conn.execute("SELECT path, language FROM files")) == languages
     symbols = {s for (s,) in store.conn.execute("SELECT symbols FROM chunks")}
-    restored = {'["gfx", "gfx.Widget", "gfx.Widget.draw"]', '["Widget.draw"]', '["ship"]'}
+    restored = {'["gfx.Widget", "gfx.Widget.draw"]', '["Widget.draw"]', '["ship"]'}
     assert restored | {'["Widget", "Widget.draw"]', "[]"} <= symbols
+
+
+def test_an_index_of_schema_7_chunks_its_namespaced_languages_again(index_path, tmp_path):
+    files = {
+        "Mailer.php": "<?php\nnamespace Acme;\nclass Mailer {}\n",
+        "mailer.rb": "module Acme\n  class Mailer; end\nend\n",
+        "mailer.py": "class Mailer:\n    pass\n",
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    store = build(index_path, repo)
+    # As the chunker before schema 8 left them: each namespace a name, under stats that hold.
+    store.conn.execute("""UPDATE chunks SET symbols = '["Acme", "Mailer"]'""")
+    store.conn.execute("PRAGMA user_version = 7")
+    store.close()
+
+    store = open_store(index_path)
+    report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    assert report.files_changed == 2  # not the Python file
+    symbols = sorted(
+        store.conn.execute(
+            "SELECT f.path, c.symbols FROM chunks c JOIN files f ON f.id = c.file_id"
+        )
+    )
+    assert symbols == [
+        ("Mailer.php", '["Mailer"]'),
+        ("mailer.py", '["Acme", "Mailer"]'),
+        ("mailer.rb", '["Acme.Mailer"]'),
+    ]

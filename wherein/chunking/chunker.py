@@ -81,11 +81,18 @@ class _Span:
 @dataclass(frozen=True)
 class Declaration:
     """A named declaration: its first row (0-based), its name qualified by the declarations
-    that enclose it (`Widget.draw`), and how many do."""
+    that enclose it (`Widget.draw`), and how many do.
+
+    A namespace (a query's @namespace: C++'s `namespace re2 {`, PHP's `namespace Monolog;`)
+    only qualifies the names inside it. Every file of a project opens with the same one: as
+    a chunk's name it made each file's preamble a definition of the project's name, first
+    for any query that named the project.
+    """
 
     row: int
     qualified: str
     depth: int
+    namespace: bool = False
 
 
 def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
@@ -400,8 +407,11 @@ def declarations(root, query) -> list[Declaration]:
     from tree_sitter import QueryCursor
 
     names: dict[int, tuple[str, object]] = {}
+    namespaces: set[int] = set()  # the ids of nodes some pattern captured as @namespace
     for _pattern, captures in QueryCursor(query).matches(root, predicate=_predicate):
         definition = captures.get("definition")
+        if "namespace" in captures:
+            namespaces.add(captures["namespace"][0].id)
         name = captures.get("name")
         receiver = captures.get("receiver")
         qualified = captures.get("qualified_name")
@@ -440,7 +450,8 @@ def declarations(root, query) -> list[Declaration]:
         # The innermost few enclosing names qualify it: whole paths, copied at each level,
         # took memory square in the nesting (20,000 nested `@implementation`s: 5 GB).
         path = [*open_[-1][1][1 - MAX_QUALIFIERS :], text] if open_ else [text]
-        found.append(Declaration(node.start_point.row, ".".join(path), len(open_)))
+        namespace = node.id in namespaces
+        found.append(Declaration(node.start_point.row, ".".join(path), len(open_), namespace))
         open_.append((node.end_byte, path))
     found.sort(key=lambda d: (d.row, d.depth))
     return found
@@ -520,13 +531,18 @@ def _macro_type_name(node):
 
 def _predicate(name: str, args, _pattern: int, captures) -> bool:
     """The queries' own predicates: `(#parent-type? @capture type ...)`, whether the
-    captured node's parent is of one of those types. Another name is refused."""
-    if name != "parent-type?" or not args or args[0][1] != "capture":
+    captured node's parent is of one of those types, and `(#holds-only? @capture type ...)`,
+    whether each of its named children is (an optional capture that matched nothing holds
+    nothing). Another name is refused."""
+    if name not in ("parent-type?", "holds-only?") or not args or args[0][1] != "capture":
         return False
+    types = {value for value, kind in args[1:] if kind == "string"}
     nodes = captures.get(args[0][0])
+    if name == "holds-only?":
+        return not nodes or all(child.type in types for child in nodes[0].named_children)
     if not nodes or nodes[0].parent is None:
         return False
-    return nodes[0].parent.type in {value for value, kind in args[1:] if kind == "string"}
+    return nodes[0].parent.type in types
 
 
 def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
@@ -556,7 +572,8 @@ def _symbols_in(inside: list[Declaration]) -> tuple[str, ...]:
     # function's clauses, are one name and must not crowd later names out.
     first: dict[str, Declaration] = {}
     for d in inside:
-        first.setdefault(d.qualified, d)
+        if not d.namespace:
+            first.setdefault(d.qualified, d)
     inside = list(first.values())
     if len(inside) > MAX_SYMBOLS:
         keep = sorted(inside, key=lambda d: (d.depth, d.row))[:MAX_SYMBOLS]

@@ -142,6 +142,18 @@ def m007_rechunk_changed_languages(conn: sqlite3.Connection) -> None:
     )
 
 
+def m008_rechunk_namespaced_languages(conn: sqlite3.Connection) -> None:
+    """The files of the languages whose namespaces the chunker no longer lists as names
+    (C++, C#, PHP, Haskell, TypeScript, Rust, and Ruby's modules that hold only classes and
+    modules) are chunked again, as m007 marked its languages. A namespace still qualifies
+    the names inside it; a chunk that named only the namespace now names nothing, so its
+    embedded text, and with it its vector, changes."""
+    conn.execute(
+        "UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language IN "
+        "('cpp', 'csharp', 'php', 'haskell', 'typescript', 'tsx', 'rust', 'ruby')"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_create_tables,
     m002_pending_flag,
@@ -150,4 +162,5 @@ MIGRATIONS: list[Migration] = [
     m005_fast_tier,
     m006_vector_rows,
     m007_rechunk_changed_languages,
+    m008_rechunk_namespaced_languages,
 ]

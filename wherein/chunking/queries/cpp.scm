@@ -1,6 +1,7 @@
 ; Declarations that name a chunk. @definition is the whole declaration, @name its name,
 ; @qualified_name a name whose scope, if it has one, is the class a method defined outside
-; it belongs to (`void Widget::draw()` is `Widget.draw`). Where a declaration must sit is
+; it belongs to (`void Widget::draw()` is `Widget.draw`), @namespace a declaration that
+; only qualifies the names inside it (the chunker does not list it as a name). Where a declaration must sit is
 ; tested by `#parent-type?` (wherein's own predicate), not by a pattern per parent: C++'s
 ; large grammar makes every pattern dear to compile.
 
@@ -28,7 +29,8 @@
  (struct_specifier name: (type_identifier) @name body: (field_declaration_list))
  (union_specifier name: (type_identifier) @name body: (field_declaration_list))
  (enum_specifier name: (type_identifier) @name body: (enumerator_list))] @definition
-(namespace_definition name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition
+(namespace_definition
+  name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition @namespace
 (alias_declaration name: (type_identifier) @name) @definition
 (type_definition declarator: (type_identifier) @name) @definition
 (concept_definition name: (identifier) @name) @definition
