@@ -14,7 +14,7 @@ import re
 import pytest
 
 from wherein.ranking import signals as s
-from wherein.ranking.candidates import Candidate, PlaceTable, batch_of, symbol_names
+from wherein.ranking.candidates import Candidate, PlaceTable, batch_of
 from wherein.ranking.paths import in_copy, path_facts, path_penalty, wanted_kinds
 from wherein.ranking.signals import SIGNALS, apply_signals, signals_order
 
@@ -38,19 +38,28 @@ def reference_order(query, candidates, enabled=SIGNALS, copies=frozenset()):
             scores[best] += s.COHERENCE_BOOST * top * per_file[path] / most
     if "definition" in enabled:
         if symbol:
-            names = {query.strip().strip("`'\"()").lower()}
-            names.add(s.last_segment(next(iter(names))))
+            asked = [query.strip().strip("`'\"()")]
             scale = 1.0
         else:
-            names = {w.lower() for w in s.query_identifiers(query)}
-            names |= {s.last_segment(n) for n in names}
+            asked = s.query_identifiers(query)
             scale = s.EMBEDDED_IDENTIFIER_SCALE
+        wanted = [re.split(r"\.|::|->|#|\\", n.lower()) for n in asked]
+        wanted = [w[1:] if len(w) > 1 and w[0] == "self" else w for w in wanted]
+        names = {n.lower() for n in asked} | {w[-1] for w in wanted}
         for i, c in enumerate(candidates):
-            if names and not symbol_names(c.symbols).isdisjoint(names):
-                bonus = s.DEFINITION_BOOST * scale * top
-                if any(s._file_named_for(c.path, n) for n in names):
-                    bonus *= 1 + s.DEFINITION_FILE_BONUS
-                scores[i] += bonus
+            stored = [re.split(r"\.|::|->|#|\\", n.lower()) for n in c.symbols]
+            if not any(p[-1] == w[-1] for p in stored for w in wanted):
+                continue
+            # The names agree on every part they both have: `re2.DFA.run` and `DFA::run`.
+            fits = any(
+                all(a == b for a, b in zip(reversed(p), reversed(w), strict=False))
+                for p in stored
+                for w in wanted
+            )
+            share = 1.0 if fits else s.OTHER_QUALIFIER_SCALE
+            if any(s._file_named_for(c.path, n) for n in names):
+                share *= 1 + s.DEFINITION_FILE_BONUS
+            scores[i] += s.DEFINITION_BOOST * scale * top * share
     if "path" in enabled and not symbol:
         keys = s._keyword_keys(s._keywords(query))
         for i, c in enumerate(candidates):
@@ -89,6 +98,7 @@ PATHS = [
     "vendor/urllib3/retry.py",
 ]
 NAMES = ["Session", "Session.send", "RetryPolicy", "parse_url", "send_all", "retry", "main"]
+NAMES += ["Client.send", "http::Session", "pool.Client.send"]
 QUERIES = [
     "Session",
     "how does the session retry on failure",
@@ -97,6 +107,9 @@ QUERIES = [
     "session tests",
     "v1 sessions docs",
     "retry",
+    "Client::send",
+    "how does self.send reach Session.send",
+    "http\\Session",
 ]
 SETS = [SIGNALS, frozenset(), *(SIGNALS - {name} for name in SIGNALS)]
 COPIES = [frozenset(), frozenset({"src/v1"})]

@@ -31,6 +31,7 @@ __all__ = [
     "PlaceTable",
     "batch_of",
     "last_segment",
+    "name_segments",
     "symbol_names",
 ]
 
@@ -49,9 +50,19 @@ class Candidate(NamedTuple):
     score: float
 
 
+# What joins a qualified name's parts in the languages indexed: `a.b`, C++'s and Ruby's
+# `a::b`, PHP's `a->b` and `a\b`, and the `a#b` of Ruby's documentation.
+_QUALIFIER = re.compile(r"\.|::|->|#|\\")
+
+
+def name_segments(name: str) -> list[str]:
+    """The parts of a qualified name, outermost first: `a`, `b`, `c` of `a::b.c`."""
+    return _QUALIFIER.split(name)
+
+
 def last_segment(name: str) -> str:
-    """`b` of `a.b`, `a::b`, `a->b` and `a#b`."""
-    return re.split(r"\.|::|->|#", name)[-1]
+    """`b` of `a.b`, `a::b`, `a->b`, `a\\b` and `a#b`."""
+    return name_segments(name)[-1]
 
 
 @lru_cache(maxsize=65536)

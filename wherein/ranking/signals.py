@@ -22,7 +22,7 @@ from functools import cache
 
 import numpy as np
 
-from wherein.ranking.candidates import Candidate, CandidateBatch, batch_of, last_segment
+from wherein.ranking.candidates import Candidate, CandidateBatch, batch_of, name_segments
 from wherein.ranking.paths import (
     LEGACY_PENALTY,
     PathFacts,
@@ -50,6 +50,10 @@ __all__ = [
 
 # A chunk that defines the symbol asked for jumps ahead of any mere use.
 DEFINITION_BOOST = 1.0
+# A definition whose qualifier differs from the query's (`Prog.PossibleMatchRange` for
+# `DFA::PossibleMatchRange`) is the name asked for by its last part only: it earns this
+# share of the boost, below one that the query's qualifier names.
+OTHER_QUALIFIER_SCALE = 0.5
 # The file is named for the symbol too ("Session" in sessions.py).
 DEFINITION_FILE_BONUS = 0.5
 # Identifiers embedded in a natural-language query count for less.
@@ -63,16 +67,18 @@ COHERENCE_BOOST = 0.2
 # Each further chunk from one file counts for this fraction of the one before.
 DIVERSITY_DECAY = 0.5
 
-_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*")
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#|\\)[A-Za-z_$][\w$]*)*")
+# A query's `self.x`, `this.x` or `$this->x` names the member, not a type called `self`.
+_RECEIVERS = frozenset({"self", "this", "$this", "cls"})
 
 
 def is_symbol_query(query: str) -> bool:
-    """True when the whole query is one identifier: `Session`, `parse_url`, `a.b::c`."""
+    """True when the whole query is one identifier: `Session`, `parse_url`, `a.b::c`, `A\\B`."""
     text = query.strip().strip("`'\"()")
     if not _IDENTIFIER.fullmatch(text):
         return False
     return bool(
-        any(sep in text for sep in (".", "::", "->", "#", "_"))
+        any(sep in text for sep in (".", "::", "->", "#", "\\", "_"))
         or any(c.isupper() for c in text)
         or len(identifier_parts(text)) > 1
     )
@@ -149,26 +155,50 @@ def _coherence(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None
 
 
 def _definition(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
-    """A chunk that defines the symbol asked for beats chunks that merely use it."""
+    """A chunk that defines the symbol asked for beats chunks that merely use it; of
+    definitions, those the query's qualifier names (`DFA::run`) beat the others (`Prog.run`)."""
     if query.symbol:
-        names = {query.text.strip().strip("`'\"()").lower()}
-        names.add(last_segment(next(iter(names))))
+        asked = [query.text.strip().strip("`'\"()")]
         scale = 1.0
     else:
-        names = {w.lower() for w in query_identifiers(query.text)}
-        names |= {last_segment(n) for n in names}
+        asked = query_identifiers(query.text)
         scale = EMBEDDED_IDENTIFIER_SCALE
-    if not names:
+    wanted = {_qualified(name) for name in asked}
+    if not wanted:
         return
-    defining = batch.declaring(names)
-    if not defining.any():
+    defining = np.flatnonzero(batch.declaring({name[-1] for name in wanted}))
+    if not len(defining):
         return
+    names = {n.lower() for n in asked} | {name[-1] for name in wanted}
     bonus = DEFINITION_BOOST * scale * query.top
-    bonus_of_file = np.full(len(batch.paths), bonus)
-    for file in set(batch.file_of[defining].tolist()):
-        if any(_file_named_for(batch.paths[file], n) for n in names):
-            bonus_of_file[file] = bonus * (1 + DEFINITION_FILE_BONUS)  # named for it too
-    scores[defining] += bonus_of_file[batch.file_of[defining]]
+    for position in defining.tolist():
+        path, _start, _end, symbols = batch.place(position)
+        share = 1.0 if _qualifier_fits(symbols, wanted) else OTHER_QUALIFIER_SCALE
+        if any(_file_named_for(path, n) for n in names):
+            share *= 1 + DEFINITION_FILE_BONUS  # named for it too
+        scores[position] += bonus * share
+
+
+def _qualified(name: str) -> tuple[str, ...]:
+    """A query's name as lower-cased parts, outermost first, without a leading `self`,
+    `this` or `cls`."""
+    parts = [part.lower() for part in name_segments(name)]
+    while len(parts) > 1 and parts[0] in _RECEIVERS:
+        parts.pop(0)
+    return tuple(parts)
+
+
+def _qualifier_fits(symbols: Sequence[str], wanted: set[tuple[str, ...]]) -> bool:
+    """Whether one of `symbols` is a name `wanted` with no part that differs: one ends with
+    the other at a boundary of parts (`re2.DFA.Run` and `DFA::Run`, `Run` and `DFA::Run`);
+    `Prog.Run` differs from `DFA::Run` in its qualifier."""
+    for symbol in symbols:
+        parts = [part.lower() for part in name_segments(symbol)]
+        for name in wanted:
+            shared = min(len(parts), len(name))
+            if parts[-shared:] == list(name[-shared:]):
+                return True
+    return False
 
 
 def _path(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
