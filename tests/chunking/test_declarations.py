@@ -565,3 +565,66 @@ def test_a_ruby_module_with_methods_or_constants_of_its_own_is_a_name():
     constants = "module Acme\n  VERSION = '1'\nend\n"
     assert symbols_of("version.rb", constants) == ["Acme", "Acme.VERSION"]
     assert symbols_of("empty.rb", "module Acme\nend\n") == []
+
+
+def prototypes_of(path: str, source: str) -> list[str]:
+    _language, chunks = chunk_source(path, textwrap.dedent(source).lstrip("\n"))
+    return [name for chunk in chunks for name in chunk.prototypes]
+
+
+def test_c_names_declared_without_a_body_are_prototypes():
+    header = """
+        #define CAPACITY 64
+        #define ring_alloc ring_alloc__internal
+        int ring_push(struct ring *r, int v);
+        char *ring_name(void);
+        extern int ring_count;
+        static int counter = 0;
+        """
+    assert symbols_of("ring.h", header) == [
+        "CAPACITY",
+        "ring_alloc",
+        "ring_push",
+        "ring_name",
+        "ring_count",
+        "counter",
+    ]
+    assert prototypes_of("ring.h", header) == ["ring_alloc", "ring_push", "ring_name", "ring_count"]
+    # Declared and defined in one chunk: a definition.
+    assert (
+        prototypes_of("ring.c", "int ring_push(int v);\nint ring_push(int v) { return v; }\n") == []
+    )
+
+
+def test_cpp_methods_declared_in_their_class_are_prototypes_until_defined():
+    _path, source, _expected = CASES["cpp"]
+    assert prototypes_of("gfx.h", source) == [
+        "gfx.Widget.Widget",
+        "gfx.Widget.operator==",
+        "dump",
+    ]
+    inline = "class Box {\n  int size() const { return 1; }\n  void grow();\n};\n"
+    assert prototypes_of("box.h", inline) == ["Box.grow"]
+
+
+def test_objective_c_methods_of_an_interface_are_prototypes_and_implemented_ones_are_not():
+    source = """
+        @interface Widget : NSObject
+        - (void)draw;
+        @end
+        extern NSString *const WidgetKey;
+        NSString *const WidgetTitle = @"title";
+        @implementation Widget
+        - (void)draw {}
+        @end
+        """
+    assert symbols_of("Widget.m", source) == [
+        "Widget",
+        "Widget.draw",
+        "WidgetKey",
+        "WidgetTitle",
+    ]
+    assert prototypes_of("Widget.h", source.split("@implementation")[0]) == [
+        "Widget.draw",
+        "WidgetKey",
+    ]

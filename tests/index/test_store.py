@@ -252,6 +252,7 @@ def test_an_index_of_the_previous_schema_keeps_its_vectors_in_the_new_tables(ind
         columns = "text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL"
         conn.execute(f"CREATE TABLE {table} ({columns}) WITHOUT ROWID")
         conn.executemany(f"INSERT INTO {table} VALUES (?, ?)", rows)
+    conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")  # added by schema 9
     conn.execute("PRAGMA user_version = 5")
     conn.close()
 
@@ -301,6 +302,7 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
     store.conn.execute("UPDATE files SET language = 'text' WHERE path = 'bin/deploy'")
     store.conn.execute("UPDATE files SET language = 'text' WHERE path = 'Widget.m'")
     store.conn.execute("UPDATE chunks SET symbols = '[]'")
+    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")  # added by schema 9
     store.conn.execute("PRAGMA user_version = 6")
     store.close()
 
@@ -323,6 +325,7 @@ def test_an_index_of_schema_7_chunks_its_namespaced_languages_again(index_path, 
     store = build(index_path, repo)
     # As the chunker before schema 8 left them: each namespace a name, under stats that hold.
     store.conn.execute("""UPDATE chunks SET symbols = '["Acme", "Mailer"]'""")
+    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")  # added by schema 9
     store.conn.execute("PRAGMA user_version = 7")
     store.close()
 
@@ -338,4 +341,30 @@ def test_an_index_of_schema_7_chunks_its_namespaced_languages_again(index_path, 
         ("Mailer.php", '["Mailer"]'),
         ("mailer.py", '["Acme", "Mailer"]'),
         ("mailer.rb", '["Acme.Mailer"]'),
+    ]
+
+
+def test_an_index_of_schema_8_learns_which_names_its_c_family_chunks_declare_without_a_body(
+    index_path, tmp_path
+):
+    files = {
+        "ring.h": "int ring_push(int v);\n",
+        "ring.c": "int ring_push(int v) { return v; }\n",
+        "ring.py": "def ring_push(v):\n    return v\n",
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    store = build(index_path, repo)
+    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")
+    store.conn.execute("PRAGMA user_version = 8")
+    store.close()
+
+    store = open_store(index_path)
+    refreshed = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    assert refreshed.files_changed == 2  # not the Python file
+    assert store.pending_count() == (0, 0)  # the same text keeps its vectors
+    rows = store.chunk_rows([cid for (cid,) in store.conn.execute("SELECT id FROM chunks")])
+    assert sorted((row.path, row.prototypes) for row in rows.values()) == [
+        ("ring.c", ()),
+        ("ring.h", ("ring_push",)),
+        ("ring.py", ()),
     ]

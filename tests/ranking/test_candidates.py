@@ -46,18 +46,36 @@ def reference_order(query, candidates, enabled=SIGNALS, copies=frozenset()):
         wanted = [re.split(r"\.|::|->|#|\\", n.lower()) for n in asked]
         wanted = [w[1:] if len(w) > 1 and w[0] == "self" else w for w in wanted]
         names = {n.lower() for n in asked} | {w[-1] for w in wanted}
+        found = {}  # candidate: (its name fits the query's qualifier, it has a body)
         for i, c in enumerate(candidates):
-            stored = [re.split(r"\.|::|->|#|\\", n.lower()) for n in c.symbols]
-            if not any(p[-1] == w[-1] for p in stored for w in wanted):
-                continue
+            matching = [
+                name
+                for name in c.symbols
+                if any(re.split(r"\.|::|->|#|\\", name.lower())[-1] == w[-1] for w in wanted)
+            ]
             # The names agree on every part they both have: `re2.DFA.run` and `DFA::run`.
-            fits = any(
-                all(a == b for a, b in zip(reversed(p), reversed(w), strict=False))
-                for p in stored
+            fitting = [
+                name
+                for name in matching
                 for w in wanted
-            )
+                if all(
+                    a == b
+                    for a, b in zip(
+                        reversed(re.split(r"\.|::|->|#|\\", name.lower())),
+                        reversed(w),
+                        strict=False,
+                    )
+                )
+            ]
+            if matching:
+                best = fitting or matching
+                found[i] = (bool(fitting), any(n not in c.prototypes for n in best))
+        for i, (fits, has_body) in found.items():
             share = 1.0 if fits else s.OTHER_QUALIFIER_SCALE
-            if any(s._file_named_for(c.path, n) for n in names):
+            # A prototype earns less beside a definition with a body fitting as well.
+            if not has_body and any(b and (f or not fits) for f, b in found.values()):
+                share *= s.PROTOTYPE_SCALE
+            if any(s._file_named_for(candidates[i].path, n) for n in names):
                 share *= 1 + s.DEFINITION_FILE_BONUS
             scores[i] += s.DEFINITION_BOOST * scale * top * share
     if "path" in enabled and not symbol:
@@ -124,9 +142,11 @@ def random_candidates(rng: random.Random) -> list[Candidate]:
     for chunk_id in ids:
         score = rng.choice(levels) if rng.random() < 0.5 else 1 / (60 + rng.randint(1, 100))
         names = tuple(rng.sample(NAMES, rng.randint(0, 2)))
+        bodiless = tuple(name for name in names if rng.random() < 0.4)
         start = rng.randint(1, 400)
+        end = start + rng.randint(0, 40)
         candidates.append(
-            Candidate(chunk_id, rng.choice(PATHS), start, start + rng.randint(0, 40), names, score)
+            Candidate(chunk_id, rng.choice(PATHS), start, end, names, score, bodiless)
         )
     return candidates
 
@@ -135,7 +155,7 @@ def random_candidates(rng: random.Random) -> list[Candidate]:
 def test_arrays_rank_as_one_candidate_at_a_time(seed):
     rng = random.Random(seed)
     candidates = random_candidates(rng)
-    table = PlaceTable({c.chunk_id: c[1:5] for c in candidates})
+    table = PlaceTable({c.chunk_id: (*c[1:5], c.prototypes) for c in candidates})
     fused = {c.chunk_id: c.score for c in candidates}
     for query in QUERIES:
         for enabled in SETS:
@@ -147,21 +167,27 @@ def test_arrays_rank_as_one_candidate_at_a_time(seed):
 
 
 def test_a_table_batch_leaves_out_chunks_it_does_not_know_and_keeps_the_fused_order():
-    places = {7: ("a.py", 1, 9, ("parse",)), 3: ("b.py", 1, 5, ()), 12: ("a.py", 10, 20, ())}
+    places = {
+        7: ("a.py", 1, 9, ("parse", "Parser.run"), ("Parser.run",)),
+        3: ("b.py", 1, 5, (), ()),
+        12: ("a.py", 10, 20, (), ()),
+    }
     table = PlaceTable(places)
     batch = table.batch({12: 0.5, 99: 0.4, 3: 0.3, 7: 0.2})  # 99: gone since the table
     assert batch.ids.tolist() == [12, 3, 7]
     assert batch.paths == ["a.py", "b.py"]  # in order of each file's first candidate
     assert batch.file_of.tolist() == [0, 1, 0]
     assert batch.declaring({"parse"}).tolist() == [False, False, True]
-    assert batch.candidate(2, 0.25) == Candidate(7, "a.py", 1, 9, ("parse",), 0.25)
+    expected = Candidate(7, "a.py", 1, 9, ("parse", "Parser.run"), 0.25, ("Parser.run",))
+    assert batch.candidate(2, 0.25) == expected
     assert len(PlaceTable({}).batch({5: 1.0})) == 0
     assert list(signals_order("parse", PlaceTable({}).batch({}))) == []
 
 
 def test_a_table_knows_the_names_its_chunks_declare_as_the_tuples_do():
-    places = {n: ("pkg/m.py", n, n, (name,)) for n, name in enumerate(["A.b", "b", "Cde", "x::Y"])}
+    names = ["A.b", "b", "Cde", "x::Y", "p\\Q"]
+    places = {n: ("pkg/m.py", n, n, (name,), ()) for n, name in enumerate(names)}
     table_batch = PlaceTable(places).batch({n: 1.0 for n in places})
-    tuple_batch = batch_of([Candidate(n, *place, 1.0) for n, place in places.items()])
-    for names in ({"b"}, {"a.b"}, {"y"}, {"cde", "zz"}, {"zz"}, set()):
-        assert table_batch.declaring(names).tolist() == tuple_batch.declaring(names).tolist()
+    tuple_batch = batch_of([Candidate(n, *place[:4], 1.0) for n, place in places.items()])
+    for asked in ({"b"}, {"a.b"}, {"y"}, {"q"}, {"cde", "zz"}, {"zz"}, set()):
+        assert table_batch.declaring(asked).tolist() == tuple_batch.declaring(asked).tolist()

@@ -11,8 +11,8 @@ from wherein.ranking.signals import (
 )
 
 
-def _c(chunk_id, path, score, symbols=(), start=1, end=10):
-    return Candidate(chunk_id, path, start, end, tuple(symbols), score)
+def _c(chunk_id, path, score, symbols=(), start=1, end=10, prototypes=()):
+    return Candidate(chunk_id, path, start, end, tuple(symbols), score, tuple(prototypes))
 
 
 def test_is_symbol_query_tells_identifiers_from_words():
@@ -67,6 +67,21 @@ def test_self_in_a_query_names_a_member_not_a_type():
 
     assert score("self.send") == score("this.send") == score("Client.send")
     assert score("Client.send") > score("Other.send")
+
+
+def test_a_prototype_earns_less_than_the_definition_with_a_body_it_announces():
+    header = _c(1, "re2/re2.h", 1.0, symbols=("re2.RE2.Replace",), prototypes=("re2.RE2.Replace",))
+    source = _c(2, "re2/re2.cc", 0.7, symbols=("re2.RE2.Replace",))
+    for query in ("RE2::Replace", "Replace"):
+        assert [c.chunk_id for c in apply_signals(query, [header, source])] == [2, 1], query
+    # Alone, or beside a definition whose qualifier differs, a prototype keeps its boost.
+    other = _c(3, "util/pcre.cc", 0.7, symbols=("PCRE.Replace",))
+    assert [c.chunk_id for c in apply_signals("RE2::Replace", [header, other])] == [1, 3]
+    use = _c(4, "re2/re2.cc", 1.0)
+    as_definition = header._replace(prototypes=())
+    alone = apply_signals("RE2::Replace", [header, use])[0]
+    assert alone.chunk_id == 1
+    assert alone.score == apply_signals("RE2::Replace", [as_definition, use])[0].score
 
 
 def test_tests_are_penalised_unless_the_query_asks_for_them():

@@ -69,6 +69,8 @@ class Chunk:
     kind: str  # "code" | "markdown" | "text"
     text: str
     header: str = ""  # enclosing declaration line(s) when the chunk is part of a split one
+    # Those of `symbols` declared here only without a body (`Declaration.prototype`).
+    prototypes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,12 +89,17 @@ class Declaration:
     only qualifies the names inside it. Every file of a project opens with the same one: as
     a chunk's name it made each file's preamble a definition of the project's name, first
     for any query that named the project.
+
+    A prototype (a query's @prototype: a C prototype, a method declared in its class, a
+    macro that only renames) is declared here and defined elsewhere: a header's copy of
+    each name must not outrank the definition it announces.
     """
 
     row: int
     qualified: str
     depth: int
     namespace: bool = False
+    prototype: bool = False
 
 
 def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
@@ -407,11 +414,15 @@ def declarations(root, query) -> list[Declaration]:
     from tree_sitter import QueryCursor
 
     names: dict[int, tuple[str, object]] = {}
-    namespaces: set[int] = set()  # the ids of nodes some pattern captured as @namespace
+    # The ids of the nodes some pattern captured as @namespace, and as @prototype.
+    namespaces: set[int] = set()
+    prototypes: set[int] = set()
     for _pattern, captures in QueryCursor(query).matches(root, predicate=_predicate):
         definition = captures.get("definition")
         if "namespace" in captures:
             namespaces.add(captures["namespace"][0].id)
+        if "prototype" in captures:
+            prototypes.add(captures["prototype"][0].id)
         name = captures.get("name")
         receiver = captures.get("receiver")
         qualified = captures.get("qualified_name")
@@ -450,8 +461,15 @@ def declarations(root, query) -> list[Declaration]:
         # The innermost few enclosing names qualify it: whole paths, copied at each level,
         # took memory square in the nesting (20,000 nested `@implementation`s: 5 GB).
         path = [*open_[-1][1][1 - MAX_QUALIFIERS :], text] if open_ else [text]
-        namespace = node.id in namespaces
-        found.append(Declaration(node.start_point.row, ".".join(path), len(open_), namespace))
+        found.append(
+            Declaration(
+                node.start_point.row,
+                ".".join(path),
+                len(open_),
+                namespace=node.id in namespaces,
+                prototype=node.id in prototypes,
+            )
+        )
         open_.append((node.end_byte, path))
     found.sort(key=lambda d: (d.row, d.depth))
     return found
@@ -553,6 +571,7 @@ def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
         text = "\n".join(lines[span.start : span.end + 1])
         if not text.strip():
             continue
+        prototypes: tuple[str, ...] = ()
         if kind == "markdown":
             first = bisect.bisect_left(headings, span.start)
             last = bisect.bisect_right(headings, span.end)
@@ -562,8 +581,10 @@ def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
             first = bisect.bisect_left(rows, span.start)
             last = bisect.bisect_right(rows, span.end)
             symbols = _symbols_in(definitions[first:last])
+            if symbols:
+                prototypes = _prototypes_in(definitions[first:last], symbols)
         header = "\n".join(lines[row] for row in span.header_rows)
-        chunks.append(Chunk(span.start + 1, span.end + 1, symbols, kind, text, header))
+        chunks.append(Chunk(span.start + 1, span.end + 1, symbols, kind, text, header, prototypes))
     return chunks
 
 
@@ -579,6 +600,13 @@ def _symbols_in(inside: list[Declaration]) -> tuple[str, ...]:
         keep = sorted(inside, key=lambda d: (d.depth, d.row))[:MAX_SYMBOLS]
         inside = sorted(keep, key=lambda d: (d.row, d.depth))
     return tuple(d.qualified for d in inside)
+
+
+def _prototypes_in(inside: list[Declaration], symbols: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of `symbols` no declaration `inside` gives a body: a prototype followed by its
+    definition in one chunk is a definition."""
+    defined = {d.qualified for d in inside if not d.prototype}
+    return tuple(name for name in symbols if name not in defined)
 
 
 def _window_rows(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:

@@ -154,6 +154,20 @@ def m008_rechunk_namespaced_languages(conn: sqlite3.Connection) -> None:
     )
 
 
+def m009_prototypes(conn: sqlite3.Connection) -> None:
+    """Each chunk lists which of its names it declares without a body (a C prototype, a
+    method declared in its class: `Chunk.prototypes`), so the definition signal can prefer the
+    definition a header announces. The files of C, C++ and Objective-C are chunked again to
+    fill the list in; their chunks' text, and so their vectors, do not change."""
+    run_statements(
+        conn,
+        """
+        ALTER TABLE chunks ADD COLUMN prototypes TEXT NOT NULL DEFAULT '[]';
+        UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language IN ('c', 'cpp', 'objc')
+        """,
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_create_tables,
     m002_pending_flag,
@@ -163,4 +177,5 @@ MIGRATIONS: list[Migration] = [
     m006_vector_rows,
     m007_rechunk_changed_languages,
     m008_rechunk_namespaced_languages,
+    m009_prototypes,
 ]

@@ -48,6 +48,7 @@ class Candidate(NamedTuple):
     end_line: int
     symbols: tuple[str, ...]
     score: float
+    prototypes: tuple[str, ...] = ()  # those of `symbols` it declares without a body
 
 
 # What joins a qualified name's parts in the languages indexed: `a.b`, C++'s and Ruby's
@@ -89,7 +90,8 @@ class CandidateBatch:
         return len(self.ids)
 
     def candidate(self, position: int, score: float) -> Candidate:
-        return Candidate(int(self.ids[position]), *self.place(position), score)
+        path, start, end, symbols, prototypes = self.place(position)
+        return Candidate(int(self.ids[position]), path, start, end, symbols, score, prototypes)
 
 
 def batch_of(candidates: Sequence[Candidate]) -> CandidateBatch:
@@ -106,7 +108,7 @@ def batch_of(candidates: Sequence[Candidate]) -> CandidateBatch:
         scores=np.array([c.score for c in candidates], dtype=np.float64),
         file_of=np.array(file_of, dtype=np.intp),
         paths=list(files),
-        place=lambda position: candidates[position][1:5],
+        place=lambda position: (*candidates[position][1:5], candidates[position].prototypes),
         declaring=declaring,
     )
 

@@ -22,6 +22,7 @@ from functools import cache
 
 import numpy as np
 
+from wherein.index.chunk_places import ChunkPlace
 from wherein.ranking.candidates import Candidate, CandidateBatch, batch_of, name_segments
 from wherein.ranking.paths import (
     LEGACY_PENALTY,
@@ -54,6 +55,10 @@ DEFINITION_BOOST = 1.0
 # `DFA::PossibleMatchRange`) is the name asked for by its last part only: it earns this
 # share of the boost, below one that the query's qualifier names.
 OTHER_QUALIFIER_SCALE = 0.5
+# A declaration without a body (a header's prototype, a method declared in its class)
+# earns this share when a definition of the name with a body is among the candidates, at
+# least as well qualified: the header announced it, the definition is where it is.
+PROTOTYPE_SCALE = 0.5
 # The file is named for the symbol too ("Session" in sessions.py).
 DEFINITION_FILE_BONUS = 0.5
 # Identifiers embedded in a natural-language query count for less.
@@ -156,7 +161,8 @@ def _coherence(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None
 
 def _definition(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
     """A chunk that defines the symbol asked for beats chunks that merely use it; of
-    definitions, those the query's qualifier names (`DFA::run`) beat the others (`Prog.run`)."""
+    definitions, those the query's qualifier names (`DFA::run`) beat the others (`Prog.run`),
+    and one with a body beats a prototype of it."""
     if query.symbol:
         asked = [query.text.strip().strip("`'\"()")]
         scale = 1.0
@@ -169,11 +175,15 @@ def _definition(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> Non
     defining = np.flatnonzero(batch.declaring({name[-1] for name in wanted}))
     if not len(defining):
         return
+    matches = [(p, *_match(batch.place(p), wanted)) for p in defining.tolist()]
+    # Of the definitions with a body among them, whether their qualifiers fit.
+    bodied = {fits for _, _, fits, has_body in matches if has_body}
     names = {n.lower() for n in asked} | {name[-1] for name in wanted}
     bonus = DEFINITION_BOOST * scale * query.top
-    for position in defining.tolist():
-        path, _start, _end, symbols = batch.place(position)
-        share = 1.0 if _qualifier_fits(symbols, wanted) else OTHER_QUALIFIER_SCALE
+    for position, path, fits, has_body in matches:
+        share = 1.0 if fits else OTHER_QUALIFIER_SCALE
+        if not has_body and bodied and max(bodied) >= fits:  # one fits at least as well
+            share *= PROTOTYPE_SCALE
         if any(_file_named_for(path, n) for n in names):
             share *= 1 + DEFINITION_FILE_BONUS  # named for it too
         scores[position] += bonus * share
@@ -188,17 +198,25 @@ def _qualified(name: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def _qualifier_fits(symbols: Sequence[str], wanted: set[tuple[str, ...]]) -> bool:
-    """Whether one of `symbols` is a name `wanted` with no part that differs: one ends with
-    the other at a boundary of parts (`re2.DFA.Run` and `DFA::Run`, `Run` and `DFA::Run`);
-    `Prog.Run` differs from `DFA::Run` in its qualifier."""
+def _match(place: ChunkPlace, wanted: set[tuple[str, ...]]) -> tuple[str, bool, bool]:
+    """(path, fits, has body) of a chunk that declares a name `wanted` by its last part.
+
+    It fits when one of its names has no part that differs from a name wanted: one ends
+    with the other at a boundary of parts (`re2.DFA.Run` and `DFA::Run`, `Run` and
+    `DFA::Run`), where `Prog.Run` differs from `DFA::Run` in its qualifier. It has a body
+    when one of the names that match best is not among its prototypes.
+    """
+    path, _start, _end, symbols, prototypes = place
+    last = {name[-1] for name in wanted}
+    fitting, other = [], []
     for symbol in symbols:
         parts = [part.lower() for part in name_segments(symbol)]
-        for name in wanted:
-            shared = min(len(parts), len(name))
-            if parts[-shared:] == list(name[-shared:]):
-                return True
-    return False
+        if parts[-1] not in last:
+            continue
+        fits = any(parts[-len(name) :] == list(name[-len(parts) :]) for name in wanted)
+        (fitting if fits else other).append(symbol)
+    best = fitting or other
+    return path, bool(fitting), any(symbol not in prototypes for symbol in best)
 
 
 def _path(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
