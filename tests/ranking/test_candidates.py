@@ -44,7 +44,6 @@ def reference_order(query, candidates, enabled=SIGNALS, copies=frozenset()):
             asked = s.query_identifiers(query)
             scale = s.EMBEDDED_IDENTIFIER_SCALE
         wanted = [re.split(r"\.|::|->|#|\\", n.lower()) for n in asked]
-        wanted = [w[1:] if len(w) > 1 and w[0] == "self" else w for w in wanted]
         names = {n.lower() for n in asked} | {w[-1] for w in wanted}
         found = {}  # candidate: (its name fits the query's qualifier, it has a body)
         for i, c in enumerate(candidates):
@@ -70,6 +69,8 @@ def reference_order(query, candidates, enabled=SIGNALS, copies=frozenset()):
             if matching:
                 best = fitting or matching
                 found[i] = (bool(fitting), any(n not in c.prototypes for n in best))
+        if not any(fits for fits, _ in found.values()):  # none fits: as if all did
+            found = {i: (True, has_body) for i, (_, has_body) in found.items()}
         for i, (fits, has_body) in found.items():
             share = 1.0 if fits else s.OTHER_QUALIFIER_SCALE
             # A prototype earns less beside a definition with a body fitting as well.

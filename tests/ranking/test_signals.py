@@ -59,14 +59,14 @@ def test_a_name_stored_with_more_or_fewer_qualifiers_than_the_query_still_fits()
             assert ranked[0].chunk_id == candidate.chunk_id, (query, candidate.symbols)
 
 
-def test_self_in_a_query_names_a_member_not_a_type():
-    member = _c(1, "src/client.py", 0.7, symbols=("Client.send",))
+def test_a_qualifier_that_names_no_definition_among_them_takes_nothing_away():
+    # `req.params` names a variable, not the class `Request`.
+    member = _c(1, "src/request.py", 0.7, symbols=("Request.params",))
 
     def score(query):
         return apply_signals(query, [member, _c(2, "src/app.py", 1.0)])[0].score
 
-    assert score("self.send") == score("this.send") == score("Client.send")
-    assert score("Client.send") > score("Other.send")
+    assert score("req.params") == score("Request.params") == score("request.params")
 
 
 def test_a_prototype_earns_less_than_the_definition_with_a_body_it_announces():

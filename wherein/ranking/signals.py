@@ -52,8 +52,9 @@ __all__ = [
 # A chunk that defines the symbol asked for jumps ahead of any mere use.
 DEFINITION_BOOST = 1.0
 # A definition whose qualifier differs from the query's (`Prog.PossibleMatchRange` for
-# `DFA::PossibleMatchRange`) is the name asked for by its last part only: it earns this
-# share of the boost, below one that the query's qualifier names.
+# `DFA::PossibleMatchRange`) is the name asked for by its last part only: beside one that
+# the query's qualifier names it earns this share of the boost. (With none beside it, the
+# qualifier may name a variable, `req.params` for `Request.params`, and it earns it all.)
 OTHER_QUALIFIER_SCALE = 0.5
 # A declaration without a body (a header's prototype, a method declared in its class)
 # earns this share when a definition of the name with a body is among the candidates, at
@@ -73,8 +74,6 @@ COHERENCE_BOOST = 0.2
 DIVERSITY_DECAY = 0.5
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#|\\)[A-Za-z_$][\w$]*)*")
-# A query's `self.x`, `this.x` or `$this->x` names the member, not a type called `self`.
-_RECEIVERS = frozenset({"self", "this", "$this", "cls"})
 
 
 def is_symbol_query(query: str) -> bool:
@@ -169,13 +168,15 @@ def _definition(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> Non
     else:
         asked = query_identifiers(query.text)
         scale = EMBEDDED_IDENTIFIER_SCALE
-    wanted = {_qualified(name) for name in asked}
+    wanted = {tuple(part.lower() for part in name_segments(name)) for name in asked}
     if not wanted:
         return
     defining = np.flatnonzero(batch.declaring({name[-1] for name in wanted}))
     if not len(defining):
         return
     matches = [(p, *_match(batch.place(p), wanted)) for p in defining.tolist()]
+    if not any(fits for _, _, fits, _ in matches):  # the qualifier names none of them
+        matches = [(position, path, True, has_body) for position, path, _, has_body in matches]
     # Of the definitions with a body among them, whether their qualifiers fit.
     bodied = {fits for _, _, fits, has_body in matches if has_body}
     names = {n.lower() for n in asked} | {name[-1] for name in wanted}
@@ -187,15 +188,6 @@ def _definition(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> Non
         if any(_file_named_for(path, n) for n in names):
             share *= 1 + DEFINITION_FILE_BONUS  # named for it too
         scores[position] += bonus * share
-
-
-def _qualified(name: str) -> tuple[str, ...]:
-    """A query's name as lower-cased parts, outermost first, without a leading `self`,
-    `this` or `cls`."""
-    parts = [part.lower() for part in name_segments(name)]
-    while len(parts) > 1 and parts[0] in _RECEIVERS:
-        parts.pop(0)
-    return tuple(parts)
 
 
 def _match(place: ChunkPlace, wanted: set[tuple[str, ...]]) -> tuple[str, bool, bool]:
