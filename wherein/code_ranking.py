@@ -154,7 +154,9 @@ def _ranked_hits(
         rows = store.chunk_rows(ids) if resident is None else resident.chunk_rows(store, ids)
         batch = batch_of(
             [
-                Candidate(cid, row.path, row.start_line, row.end_line, row.symbols, score)
+                Candidate(
+                    cid, row.path, row.start_line, row.end_line, row.symbols, score, row.prototypes
+                )
                 for cid, score in fused.items()
                 if (row := rows.get(cid)) is not None
             ]

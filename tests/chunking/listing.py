@@ -8,13 +8,15 @@ HEADER_SEPARATOR = " / "
 
 
 def render_listing(name: str, language: str, chunks: list[Chunk]) -> str:
-    """One line per chunk: `start-end kind [symbols] | header: enclosing lines`."""
+    """One line per chunk: `start-end kind [symbols] | prototypes: names | header: lines`."""
     out = [
         f"# {name}: language {language}, {len(chunks)} chunks.",
         "# Regenerate: WHEREIN_UPDATE_GOLDENS=1 pytest tests/chunking/test_goldens.py",
     ]
     for chunk in chunks:
         line = f"{chunk.start_line}-{chunk.end_line} {chunk.kind} [{', '.join(chunk.symbols)}]"
+        if chunk.prototypes:
+            line += f" | prototypes: {', '.join(chunk.prototypes)}"
         if chunk.header:
             header = HEADER_SEPARATOR.join(part.strip() for part in chunk.header.split("\n"))
             line += f" | header: {header}"

@@ -63,7 +63,7 @@ CASES = {
         export abstract class Base { abstract run(): void; protected stop() {} }
         export const handler = async (event: Event): Promise<void> => {};
         """,
-        "Repo Id Color Billing Billing.total cache cache.get Base Base.run Base.stop handler",
+        "Repo Id Color Billing.total cache.get Base Base.run Base.stop handler",
     ),
     "tsx": (
         "m.tsx",
@@ -106,7 +106,7 @@ CASES = {
         type Result<T> = std::result::Result<T, Error>;
         """,
         (
-            "MAX Point Shape Area Area.area Point.new Point.area Wrapper Wrapper.get tests "
+            "MAX Point Shape Area Area.area Point.new Point.area Wrapper Wrapper.get "
             "tests.helper square Result"
         ),
     ),
@@ -163,7 +163,7 @@ CASES = {
         #endif
         """,
         (
-            "gfx gfx.Widget gfx.Widget.Widget gfx.Widget.~Widget gfx.Widget.draw "
+            "gfx.Widget gfx.Widget.Widget gfx.Widget.~Widget gfx.Widget.draw "
             "gfx.Widget.operator== gfx.Id gfx.frames dump"
         ),
     ),
@@ -218,7 +218,7 @@ CASES = {
         }
         """,
         (
-            "Shop.Orders Shop.Orders.IRepo Shop.Orders.IRepo.Save Shop.Orders.Order "
+            "Shop.Orders.IRepo Shop.Orders.IRepo.Save Shop.Orders.Order "
             "Shop.Orders.Order.Max Shop.Orders.Order.Order Shop.Orders.Order.Count "
             "Shop.Orders.Order.Pay Shop.Orders.State Shop.Orders.Line"
         ),
@@ -251,7 +251,7 @@ CASES = {
         enum Suit { case Hearts; }
         function helper() {}
         """,
-        "App LIMIT Logs Logs.log Mailer Mailer.MAX Mailer.send Suit helper",
+        "LIMIT Logs Logs.log Mailer Mailer.MAX Mailer.send Suit helper",
     ),
     "kotlin": (
         "m.kt",
@@ -379,7 +379,7 @@ CASES = {
         push :: Task -> [Task] -> [Task]
         push t ts = t : ts
         """,
-        "Queue Task Id Describe Describe.describe Task.describe limit push",
+        "Task Id Describe Describe.describe Task.describe limit push",
     ),
     "zig": (
         "m.zig",
@@ -583,3 +583,106 @@ def test_javascript_marked_flow_is_parsed_with_its_types_and_stays_javascript():
     assert [s for c in chunks for s in c.symbols] == ["Props", "Banner", "Banner.render", "show"]
     # Without the mark, the JavaScript grammar meets the types as errors and names less.
     assert symbols_of("Banner.js", FLOW.replace("@flow", "@format")) == ["Banner"]
+
+
+NAMESPACED = {
+    "php": ("Handler.php", "<?php\nnamespace Acme\\Mail;\nuse Psr\\Log;\nclass Sender {}\n"),
+    "php braced": ("Braced.php", "<?php\nnamespace Acme {\n  function send() {}\n}\n"),
+    "csharp": ("Sender.cs", "namespace Acme.Mail\n{\n    public class Sender { }\n}\n"),
+    "csharp file-scoped": ("Sender.cs", "namespace Acme.Mail;\npublic class Sender { }\n"),
+    "cpp": ("sender.cc", "namespace acme {\nnamespace mail {\nvoid Send() {}\n}\n}\n"),
+    "haskell": ("Sender.hs", "module Acme.Mail where\nsend :: IO ()\nsend = pure ()\n"),
+    "ruby": ("mail.rb", "module Acme\n  # Mail.\n  module Mail\n    class Sender; end\n  end\nend"),
+    "typescript": ("sender.ts", "namespace Acme { export function send() {} }\n"),
+    "rust": ("lib.rs", "mod acme { pub fn send() {} }\nmod mail;\n"),
+}
+INSIDE = {
+    "php": ["Sender"],  # a `namespace x;` statement encloses nothing
+    "php braced": ["Acme.send"],
+    "csharp": ["Acme.Mail.Sender"],
+    "csharp file-scoped": ["Sender"],
+    "cpp": ["acme.mail.Send"],
+    "haskell": ["send"],
+    "ruby": ["Acme.Mail.Sender"],
+    "typescript": ["Acme.send"],
+    "rust": ["acme.send"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(NAMESPACED))
+def test_a_namespace_qualifies_the_names_inside_it_and_is_no_name_itself(case):
+    # Each file of a project opens with the same namespace: as a name, it made every
+    # file's preamble the definition a query naming the project asks for.
+    path, source = NAMESPACED[case]
+    assert symbols_of(path, source) == INSIDE[case]
+
+
+def test_a_ruby_module_with_methods_or_constants_of_its_own_is_a_name():
+    methods = "module Acme\n  def self.mail; end\n  class Sender; end\nend\n"
+    assert symbols_of("acme.rb", methods) == ["Acme", "Acme.mail", "Acme.Sender"]
+    constants = "module Acme\n  VERSION = '1'\nend\n"
+    assert symbols_of("version.rb", constants) == ["Acme", "Acme.VERSION"]
+    assert symbols_of("empty.rb", "module Acme\nend\n") == []
+
+
+def prototypes_of(path: str, source: str) -> list[str]:
+    _language, chunks = chunk_source(path, textwrap.dedent(source).lstrip("\n"))
+    return [name for chunk in chunks for name in chunk.prototypes]
+
+
+def test_c_names_declared_without_a_body_are_prototypes():
+    header = """
+        #define CAPACITY 64
+        #define ring_alloc ring_alloc__internal
+        int ring_push(struct ring *r, int v);
+        char *ring_name(void);
+        extern int ring_count;
+        static int counter = 0;
+        """
+    assert symbols_of("ring.h", header) == [
+        "CAPACITY",
+        "ring_alloc",
+        "ring_push",
+        "ring_name",
+        "ring_count",
+        "counter",
+    ]
+    assert prototypes_of("ring.h", header) == ["ring_alloc", "ring_push", "ring_name", "ring_count"]
+    # Declared and defined in one chunk: a definition.
+    assert (
+        prototypes_of("ring.c", "int ring_push(int v);\nint ring_push(int v) { return v; }\n") == []
+    )
+
+
+def test_cpp_methods_declared_in_their_class_are_prototypes_until_defined():
+    _path, source, _expected = CASES["cpp"]
+    assert prototypes_of("gfx.h", source) == [
+        "gfx.Widget.Widget",
+        "gfx.Widget.operator==",
+        "dump",
+    ]
+    inline = "class Box {\n  int size() const { return 1; }\n  void grow();\n};\n"
+    assert prototypes_of("box.h", inline) == ["Box.grow"]
+
+
+def test_objective_c_methods_of_an_interface_are_prototypes_and_implemented_ones_are_not():
+    source = """
+        @interface Widget : NSObject
+        - (void)draw;
+        @end
+        extern NSString *const WidgetKey;
+        NSString *const WidgetTitle = @"title";
+        @implementation Widget
+        - (void)draw {}
+        @end
+        """
+    assert symbols_of("Widget.m", source) == [
+        "Widget",
+        "Widget.draw",
+        "WidgetKey",
+        "WidgetTitle",
+    ]
+    assert prototypes_of("Widget.h", source.split("@implementation")[0]) == [
+        "Widget.draw",
+        "WidgetKey",
+    ]

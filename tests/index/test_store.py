@@ -252,6 +252,7 @@ def test_an_index_of_the_previous_schema_keeps_its_vectors_in_the_new_tables(ind
         columns = "text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL"
         conn.execute(f"CREATE TABLE {table} ({columns}) WITHOUT ROWID")
         conn.executemany(f"INSERT INTO {table} VALUES (?, ?)", rows)
+    conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")  # added by schema 8
     conn.execute("PRAGMA user_version = 5")
     conn.close()
 
@@ -317,6 +318,7 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
     for path in ("bin/deploy", "Widget.m", "completions/gzip", "tool.conf", "config.ru"):
         store.conn.execute("UPDATE files SET language = 'text' WHERE path = ?", (path,))
     store.conn.execute("UPDATE chunks SET symbols = '[]'")
+    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")  # added by schema 8
     store.conn.execute("PRAGMA user_version = 6")
     store.close()
 
@@ -330,7 +332,7 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
     sql = "SELECT DISTINCT f.path FROM chunks c JOIN files f ON f.id = c.file_id"
     assert {path for (path,) in store.conn.execute(sql)} == set(languages)
     symbols = {s for (s,) in store.conn.execute("SELECT symbols FROM chunks")}
-    restored = {'["gfx", "gfx.Widget", "gfx.Widget.draw"]', '["Widget.draw"]', '["ship"]'}
+    restored = {'["gfx.Widget", "gfx.Widget.draw"]', '["Widget.draw"]', '["ship"]'}
     restored |= {'["Circle", "Circle.draw"]', '["_gzip"]', '["deploy"]', '["app"]'}
     assert restored | {'["Widget", "Widget.draw"]', "[]"} <= symbols
 
@@ -338,6 +340,7 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
 def test_an_index_of_schema_7_chunks_every_file_but_markdown_again(index_path, tmp_path):
     files = {"main.py": "def main():\n    pass\n", "notes.txt": "Ship.\n", "README.md": "# Hi\n"}
     store = build(index_path, write_tree(tmp_path / "repo", files))
+    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")  # added by schema 8
     store.conn.execute("PRAGMA user_version = 7")
     store.close()
 
@@ -345,3 +348,57 @@ def test_an_index_of_schema_7_chunks_every_file_but_markdown_again(index_path, t
     changed = {p for (p,) in store.conn.execute("SELECT path FROM files WHERE sha256 = ''")}
     store.close()
     assert changed == {"main.py", "notes.txt"}
+
+
+def test_an_index_of_schema_7_chunks_its_namespaced_languages_again(index_path, tmp_path):
+    files = {
+        "Mailer.php": "<?php\nnamespace Acme;\nclass Mailer {}\n",
+        "mailer.rb": "module Acme\n  class Mailer; end\nend\n",
+        "mailer.py": "class Mailer:\n    pass\n",
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    store = build(index_path, repo)
+    # As the chunker before schema 8 left them: each namespace a name, under stats that hold.
+    store.conn.execute("""UPDATE chunks SET symbols = '["Acme", "Mailer"]'""")
+    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")  # added by schema 8
+    store.conn.execute("PRAGMA user_version = 7")
+    store.close()
+
+    store = open_store(index_path)
+    report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    assert report.files_changed == 3  # every file but markdown
+    symbols = sorted(
+        store.conn.execute(
+            "SELECT f.path, c.symbols FROM chunks c JOIN files f ON f.id = c.file_id"
+        )
+    )
+    assert symbols == [
+        ("Mailer.php", '["Mailer"]'),
+        ("mailer.py", '["Mailer"]'),
+        ("mailer.rb", '["Acme.Mailer"]'),
+    ]
+
+
+def test_an_index_of_schema_7_learns_which_names_its_c_family_chunks_declare_without_a_body(
+    index_path, tmp_path
+):
+    files = {
+        "ring.h": "int ring_push(int v);\n",
+        "ring.c": "int ring_push(int v) { return v; }\n",
+        "ring.py": "def ring_push(v):\n    return v\n",
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    store = build(index_path, repo)
+    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")
+    store.conn.execute("PRAGMA user_version = 7")
+    store.close()
+
+    store = open_store(index_path)
+    refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    assert store.pending_count() == (0, 0)  # the same text keeps its vectors
+    rows = store.chunk_rows([cid for (cid,) in store.conn.execute("SELECT id FROM chunks")])
+    assert sorted((row.path, row.prototypes) for row in rows.values()) == [
+        ("ring.c", ()),
+        ("ring.h", ("ring_push",)),
+        ("ring.py", ()),
+    ]

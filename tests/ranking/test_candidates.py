@@ -14,7 +14,7 @@ import re
 import pytest
 
 from wherein.ranking import signals as s
-from wherein.ranking.candidates import Candidate, PlaceTable, batch_of, symbol_names
+from wherein.ranking.candidates import Candidate, PlaceTable, batch_of
 from wherein.ranking.paths import in_copy, path_facts, path_penalty, wanted_kinds
 from wherein.ranking.signals import SIGNALS, apply_signals, signals_order
 
@@ -38,19 +38,47 @@ def reference_order(query, candidates, enabled=SIGNALS, copies=frozenset()):
             scores[best] += s.COHERENCE_BOOST * top * per_file[path] / most
     if "definition" in enabled:
         if symbol:
-            names = {query.strip().strip("`'\"()").lower()}
-            names.add(s.last_segment(next(iter(names))))
+            asked = [query.strip().strip("`'\"()")]
             scale = 1.0
         else:
-            names = {w.lower() for w in s.query_identifiers(query)}
-            names |= {s.last_segment(n) for n in names}
+            asked = s.query_identifiers(query)
             scale = s.EMBEDDED_IDENTIFIER_SCALE
+        wanted = [re.split(r"\.|::|->|#|\\", n.lower()) for n in asked]
+        names = {n.lower() for n in asked} | {w[-1] for w in wanted}
+        found = {}  # candidate: (its name fits the query's qualifier, it has a body)
         for i, c in enumerate(candidates):
-            if names and not symbol_names(c.symbols).isdisjoint(names):
-                bonus = s.DEFINITION_BOOST * scale * top
-                if any(s._file_named_for(c.path, n) for n in names):
-                    bonus *= 1 + s.DEFINITION_FILE_BONUS
-                scores[i] += bonus
+            matching = [
+                name
+                for name in c.symbols
+                if any(re.split(r"\.|::|->|#|\\", name.lower())[-1] == w[-1] for w in wanted)
+            ]
+            # The names agree on every part they both have: `re2.DFA.run` and `DFA::run`.
+            fitting = [
+                name
+                for name in matching
+                for w in wanted
+                if all(
+                    a == b
+                    for a, b in zip(
+                        reversed(re.split(r"\.|::|->|#|\\", name.lower())),
+                        reversed(w),
+                        strict=False,
+                    )
+                )
+            ]
+            if matching:
+                best = fitting or matching
+                found[i] = (bool(fitting), any(n not in c.prototypes for n in best))
+        if not any(fits for fits, _ in found.values()):  # none fits: as if all did
+            found = {i: (True, has_body) for i, (_, has_body) in found.items()}
+        for i, (fits, has_body) in found.items():
+            share = 1.0 if fits else s.OTHER_QUALIFIER_SCALE
+            # A prototype earns less beside a definition with a body fitting as well.
+            if not has_body and any(b and (f or not fits) for f, b in found.values()):
+                share *= s.PROTOTYPE_SCALE
+            if any(s._file_named_for(candidates[i].path, n) for n in names):
+                share *= 1 + s.DEFINITION_FILE_BONUS
+            scores[i] += s.DEFINITION_BOOST * scale * top * share
     if "path" in enabled and not symbol:
         keys = s._keyword_keys(s._keywords(query))
         for i, c in enumerate(candidates):
@@ -89,6 +117,7 @@ PATHS = [
     "vendor/urllib3/retry.py",
 ]
 NAMES = ["Session", "Session.send", "RetryPolicy", "parse_url", "send_all", "retry", "main"]
+NAMES += ["Client.send", "http::Session", "pool.Client.send"]
 QUERIES = [
     "Session",
     "how does the session retry on failure",
@@ -97,6 +126,9 @@ QUERIES = [
     "session tests",
     "v1 sessions docs",
     "retry",
+    "Client::send",
+    "how does self.send reach Session.send",
+    "http\\Session",
 ]
 SETS = [SIGNALS, frozenset(), *(SIGNALS - {name} for name in SIGNALS)]
 COPIES = [frozenset(), frozenset({"src/v1"})]
@@ -111,9 +143,11 @@ def random_candidates(rng: random.Random) -> list[Candidate]:
     for chunk_id in ids:
         score = rng.choice(levels) if rng.random() < 0.5 else 1 / (60 + rng.randint(1, 100))
         names = tuple(rng.sample(NAMES, rng.randint(0, 2)))
+        bodiless = tuple(name for name in names if rng.random() < 0.4)
         start = rng.randint(1, 400)
+        end = start + rng.randint(0, 40)
         candidates.append(
-            Candidate(chunk_id, rng.choice(PATHS), start, start + rng.randint(0, 40), names, score)
+            Candidate(chunk_id, rng.choice(PATHS), start, end, names, score, bodiless)
         )
     return candidates
 
@@ -122,7 +156,7 @@ def random_candidates(rng: random.Random) -> list[Candidate]:
 def test_arrays_rank_as_one_candidate_at_a_time(seed):
     rng = random.Random(seed)
     candidates = random_candidates(rng)
-    table = PlaceTable({c.chunk_id: c[1:5] for c in candidates})
+    table = PlaceTable({c.chunk_id: (*c[1:5], c.prototypes) for c in candidates})
     fused = {c.chunk_id: c.score for c in candidates}
     for query in QUERIES:
         for enabled in SETS:
@@ -134,21 +168,27 @@ def test_arrays_rank_as_one_candidate_at_a_time(seed):
 
 
 def test_a_table_batch_leaves_out_chunks_it_does_not_know_and_keeps_the_fused_order():
-    places = {7: ("a.py", 1, 9, ("parse",)), 3: ("b.py", 1, 5, ()), 12: ("a.py", 10, 20, ())}
+    places = {
+        7: ("a.py", 1, 9, ("parse", "Parser.run"), ("Parser.run",)),
+        3: ("b.py", 1, 5, (), ()),
+        12: ("a.py", 10, 20, (), ()),
+    }
     table = PlaceTable(places)
     batch = table.batch({12: 0.5, 99: 0.4, 3: 0.3, 7: 0.2})  # 99: gone since the table
     assert batch.ids.tolist() == [12, 3, 7]
     assert batch.paths == ["a.py", "b.py"]  # in order of each file's first candidate
     assert batch.file_of.tolist() == [0, 1, 0]
     assert batch.declaring({"parse"}).tolist() == [False, False, True]
-    assert batch.candidate(2, 0.25) == Candidate(7, "a.py", 1, 9, ("parse",), 0.25)
+    expected = Candidate(7, "a.py", 1, 9, ("parse", "Parser.run"), 0.25, ("Parser.run",))
+    assert batch.candidate(2, 0.25) == expected
     assert len(PlaceTable({}).batch({5: 1.0})) == 0
     assert list(signals_order("parse", PlaceTable({}).batch({}))) == []
 
 
 def test_a_table_knows_the_names_its_chunks_declare_as_the_tuples_do():
-    places = {n: ("pkg/m.py", n, n, (name,)) for n, name in enumerate(["A.b", "b", "Cde", "x::Y"])}
+    names = ["A.b", "b", "Cde", "x::Y", "p\\Q"]
+    places = {n: ("pkg/m.py", n, n, (name,), ()) for n, name in enumerate(names)}
     table_batch = PlaceTable(places).batch({n: 1.0 for n in places})
-    tuple_batch = batch_of([Candidate(n, *place, 1.0) for n, place in places.items()])
-    for names in ({"b"}, {"a.b"}, {"y"}, {"cde", "zz"}, {"zz"}, set()):
-        assert table_batch.declaring(names).tolist() == tuple_batch.declaring(names).tolist()
+    tuple_batch = batch_of([Candidate(n, *place[:4], 1.0) for n, place in places.items()])
+    for asked in ({"b"}, {"a.b"}, {"y"}, {"q"}, {"cde", "zz"}, {"zz"}, set()):
+        assert table_batch.declaring(asked).tolist() == tuple_batch.declaring(asked).tolist()

@@ -11,12 +11,12 @@ from wherein.ranking.signals import (
 )
 
 
-def _c(chunk_id, path, score, symbols=(), start=1, end=10):
-    return Candidate(chunk_id, path, start, end, tuple(symbols), score)
+def _c(chunk_id, path, score, symbols=(), start=1, end=10, prototypes=()):
+    return Candidate(chunk_id, path, start, end, tuple(symbols), score, tuple(prototypes))
 
 
 def test_is_symbol_query_tells_identifiers_from_words():
-    for query in ("Session", "parse_url", "getHTTPResponse", "a.b.c", "Foo::bar"):
+    for query in ("Session", "parse_url", "getHTTPResponse", "a.b.c", "Foo::bar", "App\\Mail"):
         assert is_symbol_query(query), query
     for query in ("session", "how are routes registered", "retry on failure"):
         assert not is_symbol_query(query), query
@@ -30,6 +30,58 @@ def test_definition_beats_a_mere_use_for_a_symbol_query():
     # Without the definition signal the fused order stands.
     ranked = apply_signals("Session", [use, definition], frozenset({"penalty"}))
     assert [c.chunk_id for c in ranked] == [1, 2]
+
+
+def test_a_qualified_query_prefers_the_definition_its_qualifier_names():
+    # The qualifier is read whatever joins it: C++ and Ruby `::`, PHP `->` and `\\`, `#`, `.`.
+    other = _c(1, "src/prog.cc", 1.0, symbols=("re2.Prog.PossibleMatchRange",))
+    named = _c(2, "src/engine.cc", 0.8, symbols=("re2.DFA.PossibleMatchRange",))
+    for query in (
+        "DFA::PossibleMatchRange",
+        "DFA->PossibleMatchRange",
+        "re2\\DFA#PossibleMatchRange",
+    ):
+        assert [c.chunk_id for c in apply_signals(query, [other, named])] == [2, 1], query
+    # Named in a sentence too; and the last part alone still asks for both.
+    sentence = "how does DFA.PossibleMatchRange stop"
+    ranked = apply_signals(sentence, [other, named], frozenset({"definition"}))
+    assert [c.chunk_id for c in ranked] == [2, 1]
+    assert [c.chunk_id for c in apply_signals("PossibleMatchRange", [other, named])] == [1, 2]
+
+
+def test_a_name_stored_with_more_or_fewer_qualifiers_than_the_query_still_fits():
+    outside = _c(1, "src/other.cc", 1.0, symbols=("PCRE.Replace",))
+    fewer = _c(2, "src/re2.cc", 0.7, symbols=("RE2.Replace",))
+    more = _c(3, "src/re2.cc", 0.7, symbols=("re2.RE2.Replace",), start=20, end=30)
+    for candidate in (fewer, more):
+        for query in ("RE2::Replace", "re2::RE2::Replace"):
+            ranked = apply_signals(query, [outside, candidate])
+            assert ranked[0].chunk_id == candidate.chunk_id, (query, candidate.symbols)
+
+
+def test_a_qualifier_that_names_no_definition_among_them_takes_nothing_away():
+    # `req.params` names a variable, not the class `Request`.
+    member = _c(1, "src/request.py", 0.7, symbols=("Request.params",))
+
+    def score(query):
+        return apply_signals(query, [member, _c(2, "src/app.py", 1.0)])[0].score
+
+    assert score("req.params") == score("Request.params") == score("request.params")
+
+
+def test_a_prototype_earns_less_than_the_definition_with_a_body_it_announces():
+    header = _c(1, "re2/re2.h", 1.0, symbols=("re2.RE2.Replace",), prototypes=("re2.RE2.Replace",))
+    source = _c(2, "re2/re2.cc", 0.7, symbols=("re2.RE2.Replace",))
+    for query in ("RE2::Replace", "Replace"):
+        assert [c.chunk_id for c in apply_signals(query, [header, source])] == [2, 1], query
+    # Alone, or beside a definition whose qualifier differs, a prototype keeps its boost.
+    other = _c(3, "util/pcre.cc", 0.7, symbols=("PCRE.Replace",))
+    assert [c.chunk_id for c in apply_signals("RE2::Replace", [header, other])] == [1, 3]
+    use = _c(4, "re2/re2.cc", 1.0)
+    as_definition = header._replace(prototypes=())
+    alone = apply_signals("RE2::Replace", [header, use])[0]
+    assert alone.chunk_id == 1
+    assert alone.score == apply_signals("RE2::Replace", [as_definition, use])[0].score
 
 
 def test_tests_are_penalised_unless_the_query_asks_for_them():

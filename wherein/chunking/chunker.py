@@ -76,6 +76,8 @@ class Chunk:
     kind: str  # "code" | "markdown" | "text"
     text: str
     header: str = ""  # enclosing declaration line(s) when the chunk is part of a split one
+    # Those of `symbols` declared here only without a body (`Declaration.prototype`).
+    prototypes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -88,11 +90,23 @@ class _Span:
 @dataclass(frozen=True)
 class Declaration:
     """A named declaration: its first row (0-based), its name qualified by the declarations
-    that enclose it (`Widget.draw`), and how many do."""
+    that enclose it (`Widget.draw`), and how many do.
+
+    A namespace (a query's @namespace: C++'s `namespace re2 {`, PHP's `namespace Monolog;`)
+    only qualifies the names inside it. Every file of a project opens with the same one: as
+    a chunk's name it made each file's preamble a definition of the project's name, first
+    for any query that named the project.
+
+    A prototype (a query's @prototype: a C prototype, a method declared in its class, a
+    macro that only renames) is declared here and defined elsewhere: a header's copy of
+    each name must not outrank the definition it announces.
+    """
 
     row: int
     qualified: str
     depth: int
+    namespace: bool = False
+    prototype: bool = False
 
 
 def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
@@ -444,8 +458,15 @@ def declarations(root, query) -> list[Declaration]:
     from tree_sitter import QueryCursor
 
     names: dict[int, tuple[str, object]] = {}
+    # The ids of the nodes some pattern captured as @namespace, and as @prototype.
+    namespaces: set[int] = set()
+    prototypes: set[int] = set()
     for _pattern, captures in QueryCursor(query).matches(root, predicate=_predicate):
         definition = captures.get("definition")
+        if "namespace" in captures:
+            namespaces.add(captures["namespace"][0].id)
+        if "prototype" in captures:
+            prototypes.add(captures["prototype"][0].id)
         name = captures.get("name")
         receiver = captures.get("receiver")
         qualified = captures.get("qualified_name")
@@ -484,7 +505,15 @@ def declarations(root, query) -> list[Declaration]:
         # The innermost few enclosing names qualify it: whole paths, copied at each level,
         # took memory square in the nesting (20,000 nested `@implementation`s: 5 GB).
         path = [*open_[-1][1][1 - MAX_QUALIFIERS :], text] if open_ else [text]
-        found.append(Declaration(node.start_point.row, ".".join(path), len(open_)))
+        found.append(
+            Declaration(
+                node.start_point.row,
+                ".".join(path),
+                len(open_),
+                namespace=node.id in namespaces,
+                prototype=node.id in prototypes,
+            )
+        )
         open_.append((node.end_byte, path))
     found.sort(key=lambda d: (d.row, d.depth))
     return found
@@ -564,13 +593,18 @@ def _macro_type_name(node):
 
 def _predicate(name: str, args, _pattern: int, captures) -> bool:
     """The queries' own predicates: `(#parent-type? @capture type ...)`, whether the
-    captured node's parent is of one of those types. Another name is refused."""
-    if name != "parent-type?" or not args or args[0][1] != "capture":
+    captured node's parent is of one of those types, and `(#holds-only? @capture type ...)`,
+    whether each of its named children is (an optional capture that matched nothing holds
+    nothing). Another name is refused."""
+    if name not in ("parent-type?", "holds-only?") or not args or args[0][1] != "capture":
         return False
+    types = {value for value, kind in args[1:] if kind == "string"}
     nodes = captures.get(args[0][0])
+    if name == "holds-only?":
+        return not nodes or all(child.type in types for child in nodes[0].named_children)
     if not nodes or nodes[0].parent is None:
         return False
-    return nodes[0].parent.type in {value for value, kind in args[1:] if kind == "string"}
+    return nodes[0].parent.type in types
 
 
 def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
@@ -581,6 +615,7 @@ def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
         text = "\n".join(lines[span.start : span.end + 1])
         if not text.strip():
             continue
+        prototypes: tuple[str, ...] = ()
         if kind == "markdown":
             first = bisect.bisect_left(headings, span.start)
             last = bisect.bisect_right(headings, span.end)
@@ -590,8 +625,10 @@ def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
             first = bisect.bisect_left(rows, span.start)
             last = bisect.bisect_right(rows, span.end)
             symbols = _symbols_in(definitions[first:last])
+            if symbols:
+                prototypes = _prototypes_in(definitions[first:last], symbols)
         header = "\n".join(lines[row] for row in span.header_rows)
-        chunks.append(Chunk(span.start + 1, span.end + 1, symbols, kind, text, header))
+        chunks.append(Chunk(span.start + 1, span.end + 1, symbols, kind, text, header, prototypes))
     return chunks
 
 
@@ -600,12 +637,20 @@ def _symbols_in(inside: list[Declaration]) -> tuple[str, ...]:
     # function's clauses, are one name and must not crowd later names out.
     first: dict[str, Declaration] = {}
     for d in inside:
-        first.setdefault(d.qualified, d)
+        if not d.namespace:
+            first.setdefault(d.qualified, d)
     inside = list(first.values())
     if len(inside) > MAX_SYMBOLS:
         keep = sorted(inside, key=lambda d: (d.depth, d.row))[:MAX_SYMBOLS]
         inside = sorted(keep, key=lambda d: (d.row, d.depth))
     return tuple(d.qualified for d in inside)
+
+
+def _prototypes_in(inside: list[Declaration], symbols: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of `symbols` no declaration `inside` gives a body: a prototype followed by its
+    definition in one chunk is a definition."""
+    defined = {d.qualified for d in inside if not d.prototype}
+    return tuple(name for name in symbols if name not in defined)
 
 
 def _window_rows(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:

@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 
 __all__ = ["ChunkPlace", "read_chunk_places"]
 
-# A chunk's display path, first and last line, and the names it declares.
-ChunkPlace = tuple[str, int, int, tuple[str, ...]]
+# A chunk's display path, first and last line, the names it declares, and those of them it
+# declares without a body.
+ChunkPlace = tuple[str, int, int, tuple[str, ...], tuple[str, ...]]
 
 
 def read_chunk_places(
@@ -30,12 +31,15 @@ def read_chunk_places(
     names: dict[str, tuple[str, ...]] = {}
     places: dict[int, ChunkPlace] = {}
     rows = conn.execute(
-        "SELECT c.id, f.path, c.start_line, c.end_line, c.symbols "
+        "SELECT c.id, f.path, c.start_line, c.end_line, c.symbols, c.prototypes "
         "FROM chunks c JOIN files f ON f.id = c.file_id"
     )
-    for chunk_id, path, start, end, symbols in pace(rows):
+    for chunk_id, path, start, end, symbols, prototypes in pace(rows):
         declared = names.get(symbols)
         if declared is None:
             declared = names[symbols] = tuple(json.loads(symbols))
-        places[chunk_id] = (paths.setdefault(path, path), start, end, declared)
+        bodiless = names.get(prototypes)
+        if bodiless is None:
+            bodiless = names[prototypes] = tuple(json.loads(prototypes))
+        places[chunk_id] = (paths.setdefault(path, path), start, end, declared, bodiless)
     return places

@@ -141,13 +141,23 @@ def m007_rechunk_changed_languages(conn: sqlite3.Connection) -> None:
 
 
 def m008_rechunk_code(conn: sqlite3.Connection) -> None:
-    """Every file but markdown is chunked again, as m007 (now) chunks them, for an index
-    made by code that had m007 in its earlier form: a span of a few lines beside a
-    declaration split in parts (`module Rack` before its class, a docstring's closing
-    quotes, `'use strict';`) joins its neighbour, and what m007 lists since (Dart, mode
-    lines, more names, extensions, generated files and lockfiles) applies. Each is marked
-    changed; a chunk keeps its vectors wherever its embedded text is the same."""
-    conn.execute("UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language != 'markdown'")
+    """Each chunk lists which of its names it declares without a body (a C prototype, a
+    method declared in its class: `Chunk.prototypes`), so the definition signal can prefer
+    the definition a header announces; and every file but markdown is chunked again, as
+    m007 (now) chunks them, for an index made by code that had m007 in an earlier form: a
+    namespace is no name of its own (C++, C#, PHP, Haskell, TypeScript, Rust, a Ruby module
+    of only classes and modules), a span of a few lines beside a declaration split in parts
+    (`module Rack` before its class, a docstring's closing quotes) joins its neighbour, and
+    what m007 lists since (Dart, mode lines, more names and extensions, generated files and
+    lockfiles) applies. Each file is marked changed; a chunk keeps its vectors wherever its
+    embedded text is the same."""
+    run_statements(
+        conn,
+        """
+        ALTER TABLE chunks ADD COLUMN prototypes TEXT NOT NULL DEFAULT '[]';
+        UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language != 'markdown'
+        """,
+    )
 
 
 MIGRATIONS: list[Migration] = [

@@ -134,6 +134,7 @@ def prepare_file(
                     terms=joined_terms(terms),
                     term_count=len(terms),
                     fast_vector=None if vectors is None else vectors[number].tobytes(),
+                    prototypes=piece.prototypes,
                 )
             )
     return PreparedFile(

@@ -63,6 +63,7 @@ class NewChunk:
     term_count: int
     # The fast tier's vector (float32 bytes), when it was computed with the chunk.
     fast_vector: bytes | None = None
+    prototypes: Sequence[str] = ()  # those of `symbols` declared here without a body
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,7 @@ class ChunkRow:
     text: str
     size: int
     mtime_ns: int
+    prototypes: tuple[str, ...] = ()  # those of `symbols` declared here without a body
 
 
 def open_store(path: Path, verify: bool = False) -> Store:
@@ -208,6 +210,7 @@ class Store(VectorTables, Database):
                         chunk.text_hash,
                         None if chunk.fast_vector is None else 1,
                         chunk.text_hash,
+                        json.dumps(list(chunk.prototypes)),
                     )
                 )
                 terms.append((chunk_id, chunk.terms))
@@ -219,9 +222,9 @@ class Store(VectorTables, Database):
         )
         conn.executemany(
             "INSERT INTO chunks(id, file_id, start_line, end_line, symbols, kind, header, text, "
-            "text_hash, n_tokens, has_vector, has_fast) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            "EXISTS (SELECT 1 FROM vectors WHERE text_hash = ?), "
-            "coalesce(?, EXISTS (SELECT 1 FROM fast_vectors WHERE text_hash = ?)))",
+            "text_hash, n_tokens, has_vector, has_fast, prototypes) VALUES (?, ?, ?, ?, ?, ?, ?, "
+            "?, ?, ?, EXISTS (SELECT 1 FROM vectors WHERE text_hash = ?), "
+            "coalesce(?, EXISTS (SELECT 1 FROM fast_vectors WHERE text_hash = ?)), ?)",
             chunk_rows,
         )
         write_terms(conn, terms)
@@ -261,11 +264,11 @@ class Store(VectorTables, Database):
         found: dict[int, ChunkRow] = {}
         select = (
             "SELECT c.id, f.path, f.root, f.fs_path, f.language, c.start_line, c.end_line, "
-            "c.symbols, c.header, c.text, f.size, f.mtime_ns FROM chunks c "
+            "c.symbols, c.header, c.text, f.size, f.mtime_ns, c.prototypes FROM chunks c "
             "JOIN files f ON f.id = c.file_id WHERE c.id IN"
         )
         for row in select_by_ids(self.conn, select, list(chunk_ids)):
-            chunk_id, path, root, fs_path, language, start, end, symbols, *rest = row
+            chunk_id, path, root, fs_path, language, start, end, symbols, *rest, prototypes = row
             found[chunk_id] = ChunkRow(
                 chunk_id,
                 path,
@@ -276,6 +279,7 @@ class Store(VectorTables, Database):
                 end,
                 tuple(json.loads(symbols)),
                 *rest,
+                tuple(json.loads(prototypes)),
             )
         return found
 

@@ -31,6 +31,7 @@ __all__ = [
     "PlaceTable",
     "batch_of",
     "last_segment",
+    "name_segments",
     "symbol_names",
 ]
 
@@ -47,11 +48,22 @@ class Candidate(NamedTuple):
     end_line: int
     symbols: tuple[str, ...]
     score: float
+    prototypes: tuple[str, ...] = ()  # those of `symbols` it declares without a body
+
+
+# What joins a qualified name's parts in the languages indexed: `a.b`, C++'s and Ruby's
+# `a::b`, PHP's `a->b` and `a\b`, and the `a#b` of Ruby's documentation.
+_QUALIFIER = re.compile(r"\.|::|->|#|\\")
+
+
+def name_segments(name: str) -> list[str]:
+    """The parts of a qualified name, outermost first: `a`, `b`, `c` of `a::b.c`."""
+    return _QUALIFIER.split(name)
 
 
 def last_segment(name: str) -> str:
-    """`b` of `a.b`, `a::b`, `a->b` and `a#b`."""
-    return re.split(r"\.|::|->|#", name)[-1]
+    """`b` of `a.b`, `a::b`, `a->b`, `a\\b` and `a#b`."""
+    return name_segments(name)[-1]
 
 
 @lru_cache(maxsize=65536)
@@ -78,7 +90,8 @@ class CandidateBatch:
         return len(self.ids)
 
     def candidate(self, position: int, score: float) -> Candidate:
-        return Candidate(int(self.ids[position]), *self.place(position), score)
+        path, start, end, symbols, prototypes = self.place(position)
+        return Candidate(int(self.ids[position]), path, start, end, symbols, score, prototypes)
 
 
 def batch_of(candidates: Sequence[Candidate]) -> CandidateBatch:
@@ -95,7 +108,7 @@ def batch_of(candidates: Sequence[Candidate]) -> CandidateBatch:
         scores=np.array([c.score for c in candidates], dtype=np.float64),
         file_of=np.array(file_of, dtype=np.intp),
         paths=list(files),
-        place=lambda position: candidates[position][1:5],
+        place=lambda position: (*candidates[position][1:5], candidates[position].prototypes),
         declaring=declaring,
     )
 

@@ -22,7 +22,8 @@ from functools import cache
 
 import numpy as np
 
-from wherein.ranking.candidates import Candidate, CandidateBatch, batch_of, last_segment
+from wherein.index.chunk_places import ChunkPlace
+from wherein.ranking.candidates import Candidate, CandidateBatch, batch_of, name_segments
 from wherein.ranking.paths import (
     LEGACY_PENALTY,
     PathFacts,
@@ -50,6 +51,15 @@ __all__ = [
 
 # A chunk that defines the symbol asked for jumps ahead of any mere use.
 DEFINITION_BOOST = 1.0
+# A definition whose qualifier differs from the query's (`Prog.PossibleMatchRange` for
+# `DFA::PossibleMatchRange`) is the name asked for by its last part only: beside one that
+# the query's qualifier names it earns this share of the boost. (With none beside it, the
+# qualifier may name a variable, `req.params` for `Request.params`, and it earns it all.)
+OTHER_QUALIFIER_SCALE = 0.5
+# A declaration without a body (a header's prototype, a method declared in its class)
+# earns this share when a definition of the name with a body is among the candidates, at
+# least as well qualified: the header announced it, the definition is where it is.
+PROTOTYPE_SCALE = 0.5
 # The file is named for the symbol too ("Session" in sessions.py).
 DEFINITION_FILE_BONUS = 0.5
 # Identifiers embedded in a natural-language query count for less.
@@ -63,16 +73,16 @@ COHERENCE_BOOST = 0.2
 # Each further chunk from one file counts for this fraction of the one before.
 DIVERSITY_DECAY = 0.5
 
-_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*")
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#|\\)[A-Za-z_$][\w$]*)*")
 
 
 def is_symbol_query(query: str) -> bool:
-    """True when the whole query is one identifier: `Session`, `parse_url`, `a.b::c`."""
+    """True when the whole query is one identifier: `Session`, `parse_url`, `a.b::c`, `A\\B`."""
     text = query.strip().strip("`'\"()")
     if not _IDENTIFIER.fullmatch(text):
         return False
     return bool(
-        any(sep in text for sep in (".", "::", "->", "#", "_"))
+        any(sep in text for sep in (".", "::", "->", "#", "\\", "_"))
         or any(c.isupper() for c in text)
         or len(identifier_parts(text)) > 1
     )
@@ -149,26 +159,56 @@ def _coherence(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None
 
 
 def _definition(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
-    """A chunk that defines the symbol asked for beats chunks that merely use it."""
+    """A chunk that defines the symbol asked for beats chunks that merely use it; of
+    definitions, those the query's qualifier names (`DFA::run`) beat the others (`Prog.run`),
+    and one with a body beats a prototype of it."""
     if query.symbol:
-        names = {query.text.strip().strip("`'\"()").lower()}
-        names.add(last_segment(next(iter(names))))
+        asked = [query.text.strip().strip("`'\"()")]
         scale = 1.0
     else:
-        names = {w.lower() for w in query_identifiers(query.text)}
-        names |= {last_segment(n) for n in names}
+        asked = query_identifiers(query.text)
         scale = EMBEDDED_IDENTIFIER_SCALE
-    if not names:
+    wanted = {tuple(part.lower() for part in name_segments(name)) for name in asked}
+    if not wanted:
         return
-    defining = batch.declaring(names)
-    if not defining.any():
+    defining = np.flatnonzero(batch.declaring({name[-1] for name in wanted}))
+    if not len(defining):
         return
+    matches = [(p, *_match(batch.place(p), wanted)) for p in defining.tolist()]
+    if not any(fits for _, _, fits, _ in matches):  # the qualifier names none of them
+        matches = [(position, path, True, has_body) for position, path, _, has_body in matches]
+    # Of the definitions with a body among them, whether their qualifiers fit.
+    bodied = {fits for _, _, fits, has_body in matches if has_body}
+    names = {n.lower() for n in asked} | {name[-1] for name in wanted}
     bonus = DEFINITION_BOOST * scale * query.top
-    bonus_of_file = np.full(len(batch.paths), bonus)
-    for file in set(batch.file_of[defining].tolist()):
-        if any(_file_named_for(batch.paths[file], n) for n in names):
-            bonus_of_file[file] = bonus * (1 + DEFINITION_FILE_BONUS)  # named for it too
-    scores[defining] += bonus_of_file[batch.file_of[defining]]
+    for position, path, fits, has_body in matches:
+        share = 1.0 if fits else OTHER_QUALIFIER_SCALE
+        if not has_body and bodied and max(bodied) >= fits:  # one fits at least as well
+            share *= PROTOTYPE_SCALE
+        if any(_file_named_for(path, n) for n in names):
+            share *= 1 + DEFINITION_FILE_BONUS  # named for it too
+        scores[position] += bonus * share
+
+
+def _match(place: ChunkPlace, wanted: set[tuple[str, ...]]) -> tuple[str, bool, bool]:
+    """(path, fits, has body) of a chunk that declares a name `wanted` by its last part.
+
+    It fits when one of its names has no part that differs from a name wanted: one ends
+    with the other at a boundary of parts (`re2.DFA.Run` and `DFA::Run`, `Run` and
+    `DFA::Run`), where `Prog.Run` differs from `DFA::Run` in its qualifier. It has a body
+    when one of the names that match best is not among its prototypes.
+    """
+    path, _start, _end, symbols, prototypes = place
+    last = {name[-1] for name in wanted}
+    fitting, other = [], []
+    for symbol in symbols:
+        parts = [part.lower() for part in name_segments(symbol)]
+        if parts[-1] not in last:
+            continue
+        fits = any(parts[-len(name) :] == list(name[-len(parts) :]) for name in wanted)
+        (fitting if fits else other).append(symbol)
+    best = fitting or other
+    return path, bool(fitting), any(symbol not in prototypes for symbol in best)
 
 
 def _path(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:

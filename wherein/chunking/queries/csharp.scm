@@ -1,6 +1,9 @@
-; Declarations that name a chunk. @definition is the whole declaration, @name its name.
-(namespace_declaration name: [(identifier) (qualified_name)] @name) @definition
-(file_scoped_namespace_declaration name: [(identifier) (qualified_name)] @name) @definition
+; Declarations that name a chunk. @definition is the whole declaration, @name its name,
+; @namespace a declaration that only qualifies the names inside it (the chunker does not
+; list it as a name: each file of a project opens with the same one).
+(namespace_declaration name: [(identifier) (qualified_name)] @name) @definition @namespace
+(file_scoped_namespace_declaration
+  name: [(identifier) (qualified_name)] @name) @definition @namespace
 (class_declaration name: (identifier) @name) @definition
 (struct_declaration name: (identifier) @name) @definition
 (interface_declaration name: (identifier) @name) @definition

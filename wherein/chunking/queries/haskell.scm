@@ -1,5 +1,8 @@
-; Declarations that name a chunk. @definition is the whole declaration, @name its name.
-(header module: (module) @name) @definition
+; Declarations that name a chunk. @definition is the whole declaration, @name its name,
+; @namespace a declaration that only qualifies the names inside it (the chunker does not
+; list it as a name): the header `module Data.Queue where` opens the file, as a C++
+; namespace does.
+(header module: (module) @name) @definition @namespace
 (data_type name: (name) @name) @definition
 (newtype name: (name) @name) @definition
 ; (sic: the grammar spells the node `type_synomym`)

@@ -24,6 +24,18 @@
   (#parent-type? @definition translation_unit preproc_if preproc_ifdef preproc_else
     preproc_elif declaration_list))
 
+; Declared here and defined elsewhere, @prototype (the chunk declares it without a body): a
+; method of an @interface or a @protocol, a file-scope prototype or `extern` variable (its
+; declarator holds no `=`: the declarator's shapes spelled out, as c.scm has them, made the
+; query five times as dear to compile), a macro that only renames another name.
+(method_declaration) @prototype
+((declaration declarator: (_) @_declarator) @prototype
+  (#not-match? @_declarator "=")
+  (#parent-type? @prototype translation_unit preproc_if preproc_ifdef preproc_else
+    preproc_elif declaration_list))
+((preproc_def value: (preproc_arg) @_value) @prototype
+  (#match? @_value "^[A-Za-z_][A-Za-z0-9_]*\\s*$"))
+
 ; `typedef NS_OPTIONS(NSUInteger, Flags) {...}`, which the grammar reads as an error around
 ; the macro (`NS_ENUM` parses as a typedef, above).
 ((macro_type_specifier) @definition @named (#parent-type? @definition ERROR))

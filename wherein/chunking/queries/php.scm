@@ -1,5 +1,7 @@
-; Declarations that name a chunk. @definition is the whole declaration, @name its name.
-(namespace_definition name: (namespace_name) @name) @definition
+; Declarations that name a chunk. @definition is the whole declaration, @name its name,
+; @namespace a declaration that only qualifies the names inside it (the chunker does not
+; list it as a name: each file of a project opens with the same one).
+(namespace_definition name: (namespace_name) @name) @definition @namespace
 (class_declaration name: (name) @name) @definition
 (interface_declaration name: (name) @name) @definition
 (trait_declaration name: (name) @name) @definition

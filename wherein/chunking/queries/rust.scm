@@ -1,10 +1,12 @@
-; Declarations that name a chunk. @definition is the whole declaration, @name its name.
+; Declarations that name a chunk. @definition is the whole declaration, @name its name,
+; @namespace a declaration that only qualifies the names inside it (the chunker does not
+; list it as a name): a `mod`, whose items are all it holds (`mod client;` names a file).
 (struct_item name: (type_identifier) @name) @definition
 (enum_item name: (type_identifier) @name) @definition
 (union_item name: (type_identifier) @name) @definition
 (trait_item name: (type_identifier) @name) @definition
 (type_item name: (type_identifier) @name) @definition
-(mod_item name: (identifier) @name) @definition
+(mod_item name: (identifier) @name) @definition @namespace
 (macro_definition name: (identifier) @name) @definition
 (const_item name: (identifier) @name) @definition
 (static_item name: (identifier) @name) @definition

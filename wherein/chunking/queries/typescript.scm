@@ -6,9 +6,11 @@
 (type_alias_declaration name: (type_identifier) @name) @definition
 (enum_declaration name: (identifier) @name) @definition
 ; `namespace NS {}` and `module M {}`; an ambient `declare module "pkg"` is named by its string.
-(internal_module name: [(identifier) (nested_identifier)] @name) @definition
-(module name: [(identifier) (nested_identifier)] @name) @definition
-(module name: (string (string_fragment) @name)) @definition
+; Each is a @namespace: it qualifies the names inside it, and the chunker does not list it
+; as a name of its own.
+(internal_module name: [(identifier) (nested_identifier)] @name) @definition @namespace
+(module name: [(identifier) (nested_identifier)] @name) @definition @namespace
+(module name: (string (string_fragment) @name)) @definition @namespace
 
 (function_declaration name: (identifier) @name) @definition
 (generator_function_declaration name: (identifier) @name) @definition
