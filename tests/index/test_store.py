@@ -53,6 +53,14 @@ def build(index_path: Path, repo: Path) -> Store:
     return store
 
 
+def _back_to_schema(store: Store, version: int) -> None:
+    """Mark the index as schema `version` wrote it (without the column schema 8 added), and
+    close it: the next open migrates it."""
+    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")
+    store.conn.execute(f"PRAGMA user_version = {version}")
+    store.close()
+
+
 def test_new_index_is_created_with_its_directory(index_path):
     store = open_store(index_path)
     assert store.notice is None
@@ -318,9 +326,7 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
     for path in ("bin/deploy", "Widget.m", "completions/gzip", "tool.conf", "config.ru"):
         store.conn.execute("UPDATE files SET language = 'text' WHERE path = ?", (path,))
     store.conn.execute("UPDATE chunks SET symbols = '[]'")
-    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")  # added by schema 8
-    store.conn.execute("PRAGMA user_version = 6")
-    store.close()
+    _back_to_schema(store, 6)
 
     store = open_store(index_path)
     report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
@@ -340,9 +346,7 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
 def test_an_index_of_schema_7_chunks_every_file_but_markdown_again(index_path, tmp_path):
     files = {"main.py": "def main():\n    pass\n", "notes.txt": "Ship.\n", "README.md": "# Hi\n"}
     store = build(index_path, write_tree(tmp_path / "repo", files))
-    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")  # added by schema 8
-    store.conn.execute("PRAGMA user_version = 7")
-    store.close()
+    _back_to_schema(store, 7)
 
     store = open_store(index_path)
     changed = {p for (p,) in store.conn.execute("SELECT path FROM files WHERE sha256 = ''")}
@@ -360,9 +364,7 @@ def test_an_index_of_schema_7_chunks_its_namespaced_languages_again(index_path, 
     store = build(index_path, repo)
     # As the chunker before schema 8 left them: each namespace a name, under stats that hold.
     store.conn.execute("""UPDATE chunks SET symbols = '["Acme", "Mailer"]'""")
-    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")  # added by schema 8
-    store.conn.execute("PRAGMA user_version = 7")
-    store.close()
+    _back_to_schema(store, 7)
 
     store = open_store(index_path)
     report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
@@ -389,9 +391,7 @@ def test_an_index_of_schema_7_learns_which_names_its_c_family_chunks_declare_wit
     }
     repo = write_tree(tmp_path / "repo", files)
     store = build(index_path, repo)
-    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")
-    store.conn.execute("PRAGMA user_version = 7")
-    store.close()
+    _back_to_schema(store, 7)
 
     store = open_store(index_path)
     refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
