@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from wherein.ranking.paths import TEST_PENALTY
 from wherein.ranking.signals import (
     Candidate,
     apply_signals,
@@ -125,3 +126,19 @@ def test_a_copy_counts_for_less_unless_the_query_names_it():
     new = _c(2, "pkg/fields.py", 0.8)
     assert apply_signals("field declaration", [old, new], copies=copies)[0].chunk_id == 2
     assert apply_signals("v1 field declaration", [old, new], copies=copies)[0].chunk_id == 1
+
+
+def test_tests_inside_a_source_file_are_penalised_as_test_files_are():
+    # Rust keeps a file's tests beside its code, in `#[cfg(test)] mod tests`: the path
+    # cannot tell them, their qualified names can.
+    code = _c(1, "src/header.rs", 0.8, symbols=("parse_header",))
+    inline = _c(2, "src/header.rs", 1.0, symbols=("tests.parses_a_header",), start=40, end=60)
+    mixed = _c(3, "src/header.rs", 1.0, symbols=("tests", "parse_all"), start=70, end=80)
+    assert [c.chunk_id for c in apply_signals("parse header", [inline, code])] == [1, 2]
+    assert apply_signals("parse header tests", [inline, code])[0].chunk_id == 2
+    assert apply_signals("parse header", [mixed, code])[0].chunk_id == 3  # not all in tests
+    # A test file is penalised once, not twice.
+    in_file = _c(4, "tests/header.rs", 1.0, symbols=("tests.parses_a_header",))
+    only = frozenset({"penalty"})
+    assert apply_signals("parse header", [in_file], only)[0].score == 1.0 * TEST_PENALTY
+    assert apply_signals("parse header", [inline], only)[0].score == 1.0 * TEST_PENALTY

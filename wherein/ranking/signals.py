@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from wherein.index.chunk_places import ChunkPlace
 from wherein.ranking.candidates import Candidate, CandidateBatch, batch_of, name_segments
 from wherein.ranking.paths import (
     LEGACY_PENALTY,
+    TEST_PENALTY,
     PathFacts,
     copied_directories,
     in_copy,
@@ -60,6 +61,8 @@ OTHER_QUALIFIER_SCALE = 0.5
 # earns this share when a definition of the name with a body is among the candidates, at
 # least as well qualified: the header announced it, the definition is where it is.
 PROTOTYPE_SCALE = 0.5
+# What a module of tests is named, in a qualified name (Rust's `mod tests`).
+TEST_MODULES = frozenset({"tests", "test"})
 # The file is named for the symbol too ("Session" in sessions.py).
 DEFINITION_FILE_BONUS = 0.5
 # Identifiers embedded in a natural-language query count for less.
@@ -190,6 +193,15 @@ def _definition(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> Non
         scores[position] += bonus * share
 
 
+@lru_cache(maxsize=65536)
+def in_test_module(symbols: tuple[str, ...]) -> bool:
+    """Whether every name a chunk declares lies in a module named `tests` or `test` (Rust's
+    convention for the tests beside the code: `tests.parses_a_header`)."""
+    return bool(symbols) and all(
+        any(part in TEST_MODULES for part in name_segments(symbol)[:-1]) for symbol in symbols
+    )
+
+
 def _match(place: ChunkPlace, wanted: set[tuple[str, ...]]) -> tuple[str, bool, bool]:
     """(path, fits, has body) of a chunk that declares a name `wanted` by its last part.
 
@@ -235,9 +247,17 @@ def _path(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
 
 
 def _penalty(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
-    """Tests, examples, docs, legacy and older copies count for less unless asked for."""
+    """Tests, examples, docs, legacy and older copies count for less unless asked for; so
+    do tests written inside a source file (Rust's `#[cfg(test)] mod tests`), whose path
+    cannot tell."""
     wants = wanted_kinds(query.text)
-    scores *= np.array([path_penalty(path, wants) for path in batch.paths])[batch.file_of]
+    penalties = np.array([path_penalty(path, wants) for path in batch.paths])
+    scores *= penalties[batch.file_of]
+    if "test" not in wants:
+        for position in range(len(batch)):
+            symbols = batch.place(position)[3]
+            if penalties[batch.file_of[position]] == 1.0 and in_test_module(symbols):
+                scores[position] *= TEST_PENALTY
     if query.copies:
         words = {w.lower() for w in re.findall(r"\w+", query.text)}
         older = np.array([in_copy(path, query.copies, words) for path in batch.paths])
