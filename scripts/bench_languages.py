@@ -22,16 +22,17 @@ Two steps:
   and overall, MRR@10 of the matching chunk (the first result with the expected path whose line
   range overlaps the expected span) and of the file (the first result with the expected path).
   With a new WHEREIN_HOME (the default: a temporary one), the first search of a workspace
-  indexes it: the fast tier and BM25, which the later searches use too. Run `wherein index
-  --workspace DIR/ws/<name>` with `--home H` first to measure with the default model's tier
-  as well (the tiers each run used are printed).
+  indexes it: the fast tier and BM25, which the later searches use too. To measure with the
+  default model's tier as well, run `WHEREIN_HOME=H wherein index --workspace DIR/ws/<name>`
+  for each workspace first, then `run --home H` (each workspace's tiers used are printed).
 
     python scripts/bench_languages.py fetch --into /tmp/probe
     python scripts/bench_languages.py run --root /tmp/probe --label main --out /tmp/lang.json
+    PYTHONPATH=/path/to/other/checkout python scripts/bench_languages.py run --root /tmp/probe
 
-Measured on the same code as before and after the session that added this probe (fast tier +
-BM25, first searches, a new home): span MRR 0.602 / file MRR 0.875 before, 0.631 / 0.889
-after. Runs are deterministic: the same code and workspaces give the same figures.
+Measured on the code before and after the session that added this probe (fast tier + BM25,
+first searches, a new home): span MRR 0.602 / file MRR 0.875 before, 0.631 / 0.889 after.
+Two runs of the same code on the same workspaces gave the same figures, to the question.
 """
 
 from __future__ import annotations
@@ -489,7 +490,10 @@ def _run(args: argparse.Namespace) -> int:
                 errors.append(f"{question['workspace']}: {question['question']}: {done.stderr}")
                 results, payload = [], {}
             span, file = _ranks(results, question)
-            tiers.setdefault(question["workspace"], sorted(payload.get("tiers", {})))
+            used = tiers.setdefault(question["workspace"], set())
+            for name, coverage in payload.get("tiers", {}).items():
+                if coverage.get("used"):
+                    used.add(f"{name} ({coverage.get('model')})")
             records.append({**question, "rank_span": span, "rank_file": file})
     finally:
         if scratch:
@@ -511,7 +515,7 @@ def _report(records, tiers, label, code_root: Path, home: Path | None) -> dict:
             "n": len(mine),
             "span_mrr": round(_mrr([r["rank_span"] for r in mine]), 3),
             "file_mrr": round(_mrr([r["rank_file"] for r in mine]), 3),
-            "tiers": tiers.get(name, []),
+            "tiers": sorted(tiers.get(name, ())),
         }
     return {
         "label": label,
@@ -533,7 +537,7 @@ def _print(report: dict) -> None:
     for name, row in report["workspaces"].items():
         print(
             f"  {name:16} {row['n']:3}  span {row['span_mrr']:.3f}  file {row['file_mrr']:.3f}"
-            f"  tiers {','.join(row['tiers']) or '-'}"
+            f"  tiers used: {', '.join(row['tiers']) or '-'}"
         )
 
 
