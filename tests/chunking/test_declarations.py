@@ -686,3 +686,23 @@ def test_objective_c_methods_of_an_interface_are_prototypes_and_implemented_ones
         "Widget.draw",
         "WidgetKey",
     ]
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "names"),
+    [
+        (
+            "app.js",
+            "const express = require('express');\nconst LIMIT = 10;\n"
+            "function serve() {\n  return express();\n}\n",
+            ["LIMIT", "serve"],
+        ),
+        ("app.ts", "const path = require('path');\nexport const ROOT = path.sep;\n", ["ROOT"]),
+        ("app.lua", 'local json = require "cjson"\nlocal M = {}\nreturn M\n', ["M"]),
+    ],
+)
+def test_a_module_bound_to_a_name_is_no_declaration(path, source, names):
+    # Every file that uses `express` binds it: as a name it made each of them a definition
+    # of `express`, first for any question that named the module.
+    _language, chunks = chunk_source(path, source)
+    assert [name for chunk in chunks for name in chunk.symbols] == names

@@ -64,7 +64,7 @@ def test_query_captures_definition_and_name_in_every_pattern(name):
     # A name is captured, or a node the chunker finds it in (chunker.declarations).
     assert "definition" in names and names & {"name", "named", "qualified_name", "declarator"}
     known = {"declarator", "definition", "name", "named", "namespace", "qualified_name"}
-    known |= {"prototype", "receiver"}
+    known |= {"import", "prototype", "receiver"}
     assert names <= known | {n for n in names if n.startswith("_")}
 
 

@@ -461,8 +461,13 @@ def declarations(root, query) -> list[Declaration]:
     # The ids of the nodes some pattern captured as @namespace, and as @prototype.
     namespaces: set[int] = set()
     prototypes: set[int] = set()
+    # And as @import: a name bound to another module (`const express = require("express")`)
+    # is that module's name, declared again in every file that uses it.
+    imports: set[int] = set()
     for _pattern, captures in QueryCursor(query).matches(root, predicate=_predicate):
         definition = captures.get("definition")
+        if "import" in captures:
+            imports.add(captures["import"][0].id)
         if "namespace" in captures:
             namespaces.add(captures["namespace"][0].id)
         if "prototype" in captures:
@@ -494,7 +499,7 @@ def declarations(root, query) -> list[Declaration]:
     # outer). Walking `.parent` instead cost time cubic in the nesting (tree-sitter finds a
     # parent from the root down): 28 s for 1,000 nested JavaScript functions.
     ordered = sorted(
-        names.values(),
+        (named for node_id, named in names.items() if node_id not in imports),
         key=lambda named: (named[1].start_byte, -named[1].end_byte, -named[1].descendant_count),
     )
     found = []

@@ -27,3 +27,7 @@
 (pair
   key: (property_identifier) @name
   value: [(arrow_function) (function_expression)]) @definition
+
+; A module bound to a name (`const express = require("express")`): no declaration of its own.
+(variable_declarator
+  value: (call_expression function: (identifier) @_import (#eq? @_import "require"))) @import

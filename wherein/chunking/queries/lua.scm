@@ -17,3 +17,7 @@
 (chunk
   (variable_declaration
     (assignment_statement (variable_list name: (identifier) @name)) @definition))
+; A module bound to a name (`local json = require "cjson"`): no declaration of its own.
+(assignment_statement
+  (expression_list
+    value: (function_call name: (identifier) @_import (#eq? @_import "require")))) @import
