@@ -49,10 +49,10 @@ def close_connections_left_open(monkeypatch):
 
     Many tests open an index (`open_store`) or a bare connection and drop it unclosed. The
     collector closes it later, and from Python 3.13 on it warns then (ResourceWarning, an
-    error here) in whichever test happens to be running: a test of the history, say, failed
-    for a store a test of the index left behind. Each connection is closed at the end of the
-    test that opened it instead; one still in use past the test is a bug to see, and closing
-    it makes that bug fail loudly in the next test that touches it.
+    error here) in whichever test happens to be running: a test of `wherein doctor`, say,
+    failed for a store a test of the index left behind. Each connection is closed at the end
+    of the test that opened it instead; one still in use past the test is a bug to see, and
+    closing it makes that bug fail loudly in the next test that touches it.
     """
     import contextlib
     import sqlite3
