@@ -271,3 +271,18 @@ def test_the_page_opens_in_headless_chromium_without_a_request_or_an_error(tmp_p
     assert probe["images"] == 0  # the subject's <img> is text, not an element
     assert probe["svg"] == 6  # a bar each for wherein, bm25 and grep: all, and semantic
     assert probe["h1"].startswith("How well search works on page")
+
+
+def test_a_history_kept_outside_the_workspace_is_said_to_be(history_repo, tmp_path, capsys):
+    # A `.git` file may point anywhere (a worktree's, a submodule's, or one a copied
+    # repository planted): eval mines that repository's commits, and says whose they are.
+    elsewhere = tmp_path / "copy"
+    elsewhere.mkdir()
+    (elsewhere / ".git").write_text(f"gitdir: {history_repo.root / '.git'}\n")
+    # Its commits' files are not in this folder, so no question is left: exit 1, said why.
+    code, _, err = cli(capsys, "eval", "--workspace", str(elsewhere), "--json")
+    assert code == 1
+    kept_in = f"The history mined is kept in {history_repo.root / '.git'}, outside {elsewhere}"
+    assert kept_in in err, err
+    code, out, _ = cli(capsys, "eval", "--workspace", str(history_repo.root), "--json")
+    assert not [w for w in json.loads(out)["warnings"] if "is kept in" in w]

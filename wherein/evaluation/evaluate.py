@@ -31,6 +31,7 @@ from wherein.evaluation.runs import (
     variant_settings,
 )
 from wherein.evaluation.scoring import RESULTS_ASKED, Answer, score_answer
+from wherein.untrusted import one_line
 
 __all__ = ["DEFAULT_COMMITS", "EvalOptions", "evaluate"]
 
@@ -87,6 +88,12 @@ def evaluate(
         )
     if history.branch is None:
         warnings.append(f"HEAD is detached at {history.head[:12]}; its history is what is mined.")
+    if not history.git_dir.resolve().is_relative_to(history.top.resolve()):
+        # A worktree's or a submodule's, or a `.git` file a copied repository planted.
+        warnings.append(
+            f"The history mined is kept in {one_line(str(history.git_dir))}, outside "
+            f"{history.top}: the questions are that repository's commits."
+        )
     retrievers: list[RetrieverResult] = []
     if selection.questions:
         with ProgressDisplay(stderr) as display:

@@ -84,6 +84,7 @@ class History:
     """What eval mines: recent commits, newest first, and the files at HEAD."""
 
     top: Path  # the repository's top folder
+    git_dir: Path  # where git keeps it: outside `top` for a worktree, a submodule, a `.git` file
     prefix: str  # the workspace relative to `top`, "" or ending in "/"
     head: str  # HEAD's commit id
     branch: str | None  # None when HEAD is detached
@@ -121,6 +122,7 @@ def read_history(workspace: Path, *, commits: int, since: str | None = None) -> 
         raise UsageError(f"--commits {commits} is not allowed: mine at least 1 commit.")
     top = Path(_git(workspace, "rev-parse", "--show-toplevel").decode().strip("\n"))
     prefix = _git(workspace, "rev-parse", "--show-prefix").decode().strip("\n")
+    git_dir = Path(_git(workspace, "rev-parse", "--absolute-git-dir").decode().strip("\n"))
     try:
         head = _git(workspace, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").decode()
     except WorkspaceError:
@@ -139,6 +141,7 @@ def read_history(workspace: Path, *, commits: int, since: str | None = None) -> 
     files = _git(top, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD")
     return History(
         top=top,
+        git_dir=git_dir,
         prefix=prefix,
         head=head.strip(),
         branch=branch.decode("utf-8", "replace").strip() or None,
