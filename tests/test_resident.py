@@ -363,9 +363,9 @@ def test_the_in_memory_lexical_index_answers_once_built_and_never_from_an_older_
         _places(run_search(q, workspace=repo, settings=settings, fast_embedder=HashingEmbedder()))
         for q in queries
     ]
-    monkeypatch.setattr(Store, "lexical_order", no_fts5)
-    assert [_places(search(query)) for query in queries] == fresh
-    monkeypatch.undo()
+    with monkeypatch.context() as without_fts5:  # undoes this patch alone, not the conftest's
+        without_fts5.setattr(Store, "lexical_order", no_fts5)
+        assert [_places(search(query)) for query in queries] == fresh
 
     target = repo / "app/cookies.py"
     before = target.stat()

@@ -302,9 +302,9 @@ def test_an_index_of_schema_6_chunks_its_code_and_scripts_again(index_path, tmp_
     }
     repo = write_tree(tmp_path / "repo", files)
     # Before schema 7 neither the lockfile's name nor the Dart generator's mark was known.
-    monkeypatch.setattr("wherein.index.prepare.skip_reason", lambda path, text: None)
-    store = build(index_path, repo)
-    monkeypatch.undo()
+    with monkeypatch.context() as before:  # undoes this patch alone, not the conftest's
+        before.setattr("wherein.index.prepare.skip_reason", lambda path, text: None)
+        store = build(index_path, repo)
     skipped = {"pubspec.lock": "text", "lib/user.g.dart": "dart"}
     languages = {
         "gfx.h": "cpp",

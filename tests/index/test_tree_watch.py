@@ -193,9 +193,9 @@ def test_a_watched_resident_search_does_not_stat_the_tree(repo, resident_search,
     def no_stat(self):
         raise AssertionError("the stamp was checked by stat while the watch said nothing changed")
 
-    monkeypatch.setattr(TreeStamp, "unchanged", no_stat)
-    assert search("parse_cookie").hits[0].path == "app/deep/cookies.py"
-    monkeypatch.undo()
+    with monkeypatch.context() as watched:  # undoes this patch alone, not the conftest's
+        watched.setattr(TreeStamp, "unchanged", no_stat)
+        assert search("parse_cookie").hits[0].path == "app/deep/cookies.py"
     # An edit right before the next search, with no sleep between, is found by it.
     (repo / "app/deep/cookies.py").write_text("def parse_biscuit(header):\n    return header\n")
     hits = search("parse_biscuit").hits
