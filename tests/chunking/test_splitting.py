@@ -215,3 +215,12 @@ def test_a_line_that_opens_or_closes_a_split_declaration_is_no_chunk_of_its_own(
         spans = [(c.start_line, c.end_line) for c in chunks]
         assert all(end - start >= 3 for start, end in spans), (path, spans)
         assert any(sliver in c.text.split("\n") for c in chunks), path
+
+
+def test_a_closing_word_counts_whole_not_as_the_start_of_a_name():
+    from wherein.chunking.chunker import _closes
+
+    for line in ("end", "  end  # of the class", "fi", "done", "});", '    """', "#endif // A"):
+        assert _closes(line), line
+    for line in ("endpoint = make()", "files = list()", "done_callback(x)", "end_time = 3"):
+        assert not _closes(line), line

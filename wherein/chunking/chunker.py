@@ -46,7 +46,8 @@ MAX_HEADER_LINES = 3
 # alone, BM25's length normalisation ranks a lone matching line above the code it belongs
 # to (7-12% of the chunks of Python, Ruby, JavaScript and TypeScript packages were such).
 SLIVER_LINES = 3
-# A sliver opening with one of these closes what came before it, and joins that.
+# A sliver opening with one of these (a word of them whole: `end`, not `endpoint`) closes
+# what came before it, and joins that.
 CLOSERS = ("}", ")", "]", '"""', "'''", "end", "@end", "#endif", "fi", "esac", "done")
 MAX_SYMBOLS = 16
 # A name is qualified by at most this many names in all, the innermost (C++ code nests
@@ -200,6 +201,17 @@ def _units(parent, lines: list[str]) -> list[tuple[int, int, object]]:
 _ANNOTATIONS = frozenset({"annotation", "attribute_item", "decorator", "haddock", "signature"})
 
 
+def _closes(line: str) -> bool:
+    """Whether the line opens with a word or mark of `CLOSERS` (`end`, not `endpoint`)."""
+    text = line.strip()
+    for closer in CLOSERS:
+        if text.startswith(closer):
+            rest = text[len(closer) : len(closer) + 1]
+            if not closer[-1].isalnum() or not (rest.isalnum() or rest == "_"):
+                return True
+    return False
+
+
 def _leads(node) -> bool:
     """Whether the node belongs with what follows it: a comment or an annotation."""
     if "comment" in node.type or node.type in _ANNOTATIONS:
@@ -308,7 +320,7 @@ class _Cutter:
                 after = pending[index + 1] if index + 1 < len(pending) else None
                 before = out[-1] if out else None
                 ends = before is not None and (
-                    self.lines[span.start].strip().startswith(CLOSERS)
+                    _closes(self.lines[span.start])
                     or (
                         span.header_rows
                         and span.header_rows == before.header_rows
