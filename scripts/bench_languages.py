@@ -48,6 +48,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from wherein.embedding.stamp import sha256_file
+
 QUESTIONS = Path(__file__).resolve().parent / "language_questions.tsv"
 
 
@@ -316,17 +318,9 @@ def _fetch(into: Path) -> int:
     return 0
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _download(package: Package, dl: Path) -> Path:
     archive = dl / package.archive
-    if archive.exists() and _sha256(archive) == package.sha256:
+    if archive.exists() and sha256_file(archive) == package.sha256:
         return archive
     archive.unlink(missing_ok=True)
     if package.kind == "deb":
@@ -346,7 +340,7 @@ def _download(package: Package, dl: Path) -> Path:
                 " is used as it is)"
             )
         raise SystemExit(message)
-    found = _sha256(archive)
+    found = sha256_file(archive)
     if found != package.sha256:
         # Another architecture's build of an arch-specific package differs, and so may a
         # rebuilt tarball: the workspace fingerprints below decide whether the files do.
@@ -383,7 +377,7 @@ def _fingerprint(root: Path) -> str:
             if path.is_symlink():
                 entries.append(f"L {relative} {os.readlink(path)}")
             elif path.is_file():
-                entries.append(f"F {relative} {_sha256(path)}")
+                entries.append(f"F {relative} {sha256_file(path)}")
             elif path.is_dir():
                 entries.append(f"D {relative}")
     for entry in sorted(entries):

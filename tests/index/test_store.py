@@ -13,7 +13,7 @@ from wherein.config import load_settings
 from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.index.migrations import MIGRATIONS
-from wherein.index.refresh import embed_pending, refresh_index
+from wherein.index.refresh import RefreshReport, embed_pending, refresh_index
 from wherein.index.store import Store, open_store
 from wherein.index.tiers import FAST
 from wherein.search import run_search
@@ -59,6 +59,20 @@ def _back_to_schema(store: Store, version: int) -> None:
     store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")
     store.conn.execute(f"PRAGMA user_version = {version}")
     store.close()
+
+
+def _refreshed_from_schema_7(
+    index_path: Path, root: Path, files: dict[str, str], stale: str | None = None
+) -> tuple[Store, RefreshReport]:
+    """`files` indexed, put back to schema 7 (after the `stale` statement, what the chunker
+    then wrote), opened again (which migrates it) and refreshed."""
+    repo = write_tree(root, files)
+    store = build(index_path, repo)
+    if stale is not None:
+        store.conn.execute(stale)
+    _back_to_schema(store, 7)
+    store = open_store(index_path)
+    return store, refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
 
 
 def test_new_index_is_created_with_its_directory(index_path):
@@ -360,14 +374,9 @@ def test_an_index_of_schema_7_chunks_its_namespaced_languages_again(index_path, 
         "mailer.rb": "module Acme\n  class Mailer; end\nend\n",
         "mailer.py": "class Mailer:\n    pass\n",
     }
-    repo = write_tree(tmp_path / "repo", files)
-    store = build(index_path, repo)
     # As the chunker before schema 8 left them: each namespace a name, under stats that hold.
-    store.conn.execute("""UPDATE chunks SET symbols = '["Acme", "Mailer"]'""")
-    _back_to_schema(store, 7)
-
-    store = open_store(index_path)
-    report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    stale = """UPDATE chunks SET symbols = '["Acme", "Mailer"]'"""
+    store, report = _refreshed_from_schema_7(index_path, tmp_path / "repo", files, stale)
     assert report.files_changed == 3  # every file but markdown
     symbols = sorted(
         store.conn.execute(
@@ -389,12 +398,7 @@ def test_an_index_of_schema_7_learns_which_names_its_c_family_chunks_declare_wit
         "ring.c": "int ring_push(int v) { return v; }\n",
         "ring.py": "def ring_push(v):\n    return v\n",
     }
-    repo = write_tree(tmp_path / "repo", files)
-    store = build(index_path, repo)
-    _back_to_schema(store, 7)
-
-    store = open_store(index_path)
-    refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    store, _ = _refreshed_from_schema_7(index_path, tmp_path / "repo", files)
     assert store.pending_count() == (0, 0)  # the same text keeps its vectors
     rows = store.chunk_rows([cid for (cid,) in store.conn.execute("SELECT id FROM chunks")])
     assert sorted((row.path, row.prototypes) for row in rows.values()) == [
