@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+from itertools import pairwise
 
 import pytest
 
@@ -17,6 +18,7 @@ from wherein.ranking import signals as s
 from wherein.ranking.candidates import Candidate, PlaceTable, batch_of
 from wherein.ranking.paths import in_copy, path_facts, path_penalty, wanted_kinds
 from wherein.ranking.signals import SIGNALS, apply_signals, signals_order
+from wherein.ranking.tokens import STOPWORDS
 
 
 def reference_order(query, candidates, enabled=SIGNALS, copies=frozenset()):
@@ -45,6 +47,7 @@ def reference_order(query, candidates, enabled=SIGNALS, copies=frozenset()):
             scale = s.EMBEDDED_IDENTIFIER_SCALE
         wanted = [re.split(r"\.|::|->|#|\\", n.lower()) for n in asked]
         names = {n.lower() for n in asked} | {w[-1] for w in wanted}
+        boost = {}  # candidate: what it gains
         found = {}  # candidate: (its name fits the query's qualifier, it has a body)
         for i, c in enumerate(candidates):
             matching = [
@@ -78,7 +81,30 @@ def reference_order(query, candidates, enabled=SIGNALS, copies=frozenset()):
                 share *= s.PROTOTYPE_SCALE
             if any(s._file_named_for(candidates[i].path, n) for n in names):
                 share *= 1 + s.DEFINITION_FILE_BONUS
-            scores[i] += s.DEFINITION_BOOST * scale * top * share
+            boost[i] = s.DEFINITION_BOOST * scale * top * share
+        # Two words in a row naming an owner's member: the larger of the two boosts.
+        words = [w.lower() for w in re.findall(r"[A-Za-z_$][\w$]*", query)]
+        pairs = set()
+        if not symbol:
+            pairs = {
+                (a, b)
+                for a, b in pairwise(words)
+                if len(a) > 1 and len(b) > 1 and a not in STOPWORDS and b not in STOPWORDS
+            }
+        members = {}  # candidate: it has a body
+        for i, c in enumerate(candidates):
+            named = [
+                n for n in c.symbols if tuple(re.split(r"\.|::|->|#|\\", n.lower())[-2:]) in pairs
+            ]
+            if named:
+                members[i] = any(n not in c.prototypes for n in named)
+        for i, has_body in members.items():
+            share = s.PROTOTYPE_SCALE if any(members.values()) and not has_body else 1.0
+            if any(s._file_named_for(candidates[i].path, n) for pair in pairs for n in pair):
+                share *= 1 + s.DEFINITION_FILE_BONUS
+            boost[i] = max(boost.get(i, 0.0), s.MEMBER_BOOST * top * share)
+        for i, value in boost.items():
+            scores[i] += value
     if "path" in enabled and not symbol:
         keys = s._keyword_keys(s._keywords(query))
         for i, c in enumerate(candidates):
@@ -129,6 +155,8 @@ QUERIES = [
     "Client::send",
     "how does self.send reach Session.send",
     "http\\Session",
+    "Session send",
+    "where does the client send a request",
 ]
 SETS = [SIGNALS, frozenset(), *(SIGNALS - {name} for name in SIGNALS)]
 COPIES = [frozenset(), frozenset({"src/v1"})]

@@ -142,3 +142,28 @@ def test_tests_inside_a_source_file_are_penalised_as_test_files_are():
     only = frozenset({"penalty"})
     assert apply_signals("parse header", [in_file], only)[0].score == 1.0 * TEST_PENALTY
     assert apply_signals("parse header", [inline], only)[0].score == 1.0 * TEST_PENALTY
+
+
+def test_an_owner_and_member_named_as_two_words_ask_for_the_member():
+    # "RotatingFileHandler rotate": the class's own chunk names one word, the method both.
+    owner = _c(1, "Handler/RotatingFileHandler.php", 1.0, symbols=("RotatingFileHandler",))
+    member = _c(
+        2, "Handler/RotatingFileHandler.php", 0.5, ("RotatingFileHandler.rotate",), 130, 170
+    )
+    other = _c(3, "Handler/LogRotator.php", 0.6, symbols=("LogRotator.rotate",))
+    for query in ("RotatingFileHandler rotate", "where does the RotatingFileHandler rotate files"):
+        assert [c.chunk_id for c in apply_signals(query, [owner, member, other])][0] == 2, query
+    # Lower-case words name it too; the other order, or a word between, names no member.
+    assert apply_signals("rotatingfilehandler rotate", [owner, member, other])[0].chunk_id == 2
+    for query in ("rotate RotatingFileHandler", "RotatingFileHandler files rotate"):
+        assert apply_signals(query, [owner, member, other])[0].chunk_id == 1, query
+
+
+def test_a_member_pair_prefers_the_definition_with_a_body_to_its_prototype():
+    header = _c(1, "src/lexer.h", 1.0, ("Lexer.scan",), prototypes=("Lexer.scan",))
+    source = _c(2, "src/lexer.cc", 0.7, symbols=("Lexer.scan",))
+    only = frozenset({"definition"})
+    assert [c.chunk_id for c in apply_signals("Lexer scan", [header, source], only)] == [2, 1]
+    # Alone, the prototype takes the whole boost.
+    use = _c(3, "src/lexer.cc", 1.5)
+    assert [c.chunk_id for c in apply_signals("Lexer scan", [header, use], only)] == [1, 3]

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from itertools import pairwise
 
 import numpy as np
 
@@ -63,6 +64,11 @@ OTHER_QUALIFIER_SCALE = 0.5
 PROTOTYPE_SCALE = 0.5
 # What a module of tests is named, in a qualified name (Rust's `mod tests`).
 TEST_MODULES = frozenset({"tests", "test"})
+# A query naming a member by its owner and its name, as two words in a row ("RotatingFileHandler
+# rotate", "session send"), asks for that member as `Owner.name` would: a definition whose
+# last two parts are those words earns the whole boost, even inside a sentence, where the
+# owner's own definition, named by one word, earns EMBEDDED_IDENTIFIER_SCALE of it.
+MEMBER_BOOST = 1.0
 # The file is named for the symbol too ("Session" in sessions.py).
 DEFINITION_FILE_BONUS = 0.5
 # Identifiers embedded in a natural-language query count for less.
@@ -164,7 +170,8 @@ def _coherence(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None
 def _definition(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
     """A chunk that defines the symbol asked for beats chunks that merely use it; of
     definitions, those the query's qualifier names (`DFA::run`) beat the others (`Prog.run`),
-    and one with a body beats a prototype of it."""
+    and one with a body beats a prototype of it. A member the query names by two words
+    (`MEMBER_BOOST`) counts as asked for whole; a chunk named both ways takes the larger."""
     if query.symbol:
         asked = [query.text.strip().strip("`'\"()")]
         scale = 1.0
@@ -172,8 +179,25 @@ def _definition(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> Non
         asked = query_identifiers(query.text)
         scale = EMBEDDED_IDENTIFIER_SCALE
     wanted = {tuple(part.lower() for part in name_segments(name)) for name in asked}
-    if not wanted:
-        return
+    boosts = np.zeros(len(scores))
+    if wanted:
+        names = {n.lower() for n in asked} | {name[-1] for name in wanted}
+        _boost_definitions(batch, wanted, names, DEFINITION_BOOST * scale * query.top, boosts)
+    members = set() if query.symbol else _member_pairs(query.text)
+    if members:
+        names = {name for pair in members for name in pair}
+        _boost_members(batch, members, names, MEMBER_BOOST * query.top, boosts)
+    scores += boosts
+
+
+def _boost_definitions(
+    batch: CandidateBatch,
+    wanted: set[tuple[str, ...]],
+    names: set[str],
+    bonus: float,
+    boosts: np.ndarray,
+) -> None:
+    """Set the boost of each chunk declaring a name `wanted` by its last part."""
     defining = np.flatnonzero(batch.declaring({name[-1] for name in wanted}))
     if not len(defining):
         return
@@ -182,15 +206,51 @@ def _definition(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> Non
         matches = [(position, path, True, has_body) for position, path, _, has_body in matches]
     # Of the definitions with a body among them, whether their qualifiers fit.
     bodied = {fits for _, _, fits, has_body in matches if has_body}
-    names = {n.lower() for n in asked} | {name[-1] for name in wanted}
-    bonus = DEFINITION_BOOST * scale * query.top
     for position, path, fits, has_body in matches:
         share = 1.0 if fits else OTHER_QUALIFIER_SCALE
         if not has_body and bodied and max(bodied) >= fits:  # one fits at least as well
             share *= PROTOTYPE_SCALE
         if any(_file_named_for(path, n) for n in names):
             share *= 1 + DEFINITION_FILE_BONUS  # named for it too
-        scores[position] += bonus * share
+        boosts[position] = bonus * share
+
+
+def _member_pairs(query: str) -> set[tuple[str, str]]:
+    """Each two words in a row that could name an owner and its member, lower-cased."""
+    words = [word.lower() for word in re.findall(r"[A-Za-z_$][\w$]*", query)]
+    return {
+        (owner, member)
+        for owner, member in pairwise(words)
+        if len(owner) > 1 and len(member) > 1 and not {owner, member} & STOPWORDS
+    }
+
+
+def _boost_members(
+    batch: CandidateBatch,
+    members: set[tuple[str, str]],
+    names: set[str],
+    bonus: float,
+    boosts: np.ndarray,
+) -> None:
+    """Raise to `bonus` the boost of each chunk declaring `Owner.member` for a pair of
+    `members` (its last two parts those words, in that order): a definition without a body
+    earns PROTOTYPE_SCALE of it beside one with a body."""
+    found = []
+    for position in np.flatnonzero(batch.declaring({m for _, m in members})).tolist():
+        path, _start, _end, symbols, prototypes = batch.place(position)
+        named = [
+            symbol
+            for symbol in symbols
+            if tuple(part.lower() for part in name_segments(symbol)[-2:]) in members
+        ]
+        if named:
+            found.append((position, path, any(s not in prototypes for s in named)))
+    bodied = any(has_body for _, _, has_body in found)
+    for position, path, has_body in found:
+        share = PROTOTYPE_SCALE if bodied and not has_body else 1.0
+        if any(_file_named_for(path, n) for n in names):
+            share *= 1 + DEFINITION_FILE_BONUS
+        boosts[position] = max(boosts[position], bonus * share)
 
 
 @lru_cache(maxsize=65536)
