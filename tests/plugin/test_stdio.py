@@ -170,6 +170,14 @@ MALFORMED = [
         32,
         -32700,
     ),
+    # An id MCP does not allow (a string or an integer): the transport read each as a
+    # notification, its id dropped, and nothing answered it.
+    (b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', None, -32600),
+    (b'{"jsonrpc":"2.0","id":2.0,"method":"tools/list"}', None, -32600),
+    (b'{"jsonrpc":"2.0","id":null,"method":"ping"}', None, -32600),
+    (b'{"jsonrpc":"2.0","id":true,"method":"ping"}', None, -32600),
+    (b'{"jsonrpc":"2.0","id":{"n":1},"method":"tools/call","params":{}}', None, -32600),
+    (b'{"jsonrpc":"2.0","id":[7],"method":"ping"}', None, -32600),
 ]
 
 
@@ -184,8 +192,10 @@ def test_a_line_that_is_no_json_rpc_message_is_answered_with_its_error(repo, tmp
         session.send_line(line)
         answer = session.next_message()
         assert answer["id"] == request_id and answer["error"]["code"] == code, (line, answer)
+    # A notification with a null id is still the notification it names, unanswered.
+    session.send({"jsonrpc": "2.0", "id": None, "method": "notifications/initialized"})
     session.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
-    assert session.response(2)["result"] == {}
+    assert session.next_message() == {"jsonrpc": "2.0", "id": 2, "result": {}}
     code, _, stderr = session.close()
     assert code == 0, stderr
 

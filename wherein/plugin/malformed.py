@@ -6,6 +6,11 @@ a bad `params` waits on id 15 for ever. `AnsweringReadStream` stands between the
 answers each such line itself, as JSON-RPC 2.0 says: -32700 for text that is not JSON (to
 pydantic's parser, which refuses some JSON the standard library reads), -32600 for JSON that
 is no message, with the request's id when it had a usable one (else null), and reads on.
+
+A request whose id MCP does not allow (null, a fraction, `2.0`, true, an object or a list:
+MCP wants a string or an integer) is read by the transport as a notification, id dropped, and
+never answered: `checked_line` turns such a line into one the transport refuses, answered
+-32600 with a null id, as JSON-RPC answers a request whose id cannot be read.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-__all__ = ["AnsweringReadStream", "malformed_answer"]
+__all__ = ["AnsweringReadStream", "checked_line", "malformed_answer"]
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +34,11 @@ def malformed_answer(error: Exception) -> SessionMessage:
     problems = error.errors() if isinstance(error, ValidationError) else []
     if any(problem["type"] == "json_invalid" for problem in problems):
         code, message = types.PARSE_ERROR, "Parse error: the line is not JSON."
+    elif any(_unusable_id_of(problem.get("input")) for problem in problems):
+        code, message = (
+            types.INVALID_REQUEST,
+            ("Invalid request: an MCP request's id must be a string or an integer."),
+        )
     else:
         code, message = types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message."
     answer = types.JSONRPCError(
@@ -53,6 +63,33 @@ def _request_id(problems: list[Any]) -> int | str | None:
             if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)):
                 return found
     return None
+
+
+# What `checked_line` puts in place of a request whose id MCP does not allow: no JSON-RPC
+# message, so the transport refuses it and `malformed_answer` words why.
+UNUSABLE_ID = "wherein_unusable_request_id"
+
+
+def checked_line(line: str) -> str:
+    """`line`, or a stand-in the transport refuses when it is a request with an id MCP does not
+    allow. A notification (`notifications/...`) with a null id passes as the notification it is.
+    """
+    if '"' not in line:  # no JSON object, or not one with a method
+        return line
+    message = _loaded(line)
+    if not isinstance(message, dict) or "id" not in message or "method" not in message:
+        return line
+    found, method = message["id"], message["method"]
+    if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)):
+        return line
+    if found is None and isinstance(method, str) and method.startswith("notifications/"):
+        return line
+    ending = "\n" if line.endswith("\n") else ""
+    return json.dumps({"jsonrpc": "2.0", UNUSABLE_ID: True}) + ending
+
+
+def _unusable_id_of(given: Any) -> bool:
+    return isinstance(given, dict) and given.get(UNUSABLE_ID) is True
 
 
 def _loaded(line: str | bytes) -> Any:

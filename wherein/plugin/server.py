@@ -28,6 +28,7 @@ from wherein.history.prompt import PROMPT_NAME, get_history_prompt, history_prom
 from wherein.plugin.malformed import AnsweringReadStream
 from wherein.plugin.schema import DESCRIPTION, TOOL_NAME, input_schema
 from wherein.plugin.session import RecallSession
+from wherein.plugin.stdin_claim import claimed_stdin
 from wherein.plugin.tool import run_recall
 from wherein.untrusted import as_text, echo, one_line, visible
 
@@ -124,14 +125,16 @@ def create_server(
 
 
 async def _serve_stdio(server: Server[Any]) -> None:
-    async with stdio_server() as (read_stream, write_stream):
-        answering = AnsweringReadStream(read_stream, write_stream)
-        try:
-            await server.run(answering, write_stream, server.create_initialization_options())
-        finally:
-            # Text a library printed during the session may still sit in sys.stdout's buffer;
-            # flush it while fd 1 still points at stderr, before the transport restores it.
-            sys.stdout.flush()
+    with claimed_stdin() as stdin:
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            answering = AnsweringReadStream(read_stream, write_stream)
+            try:
+                await server.run(answering, write_stream, server.create_initialization_options())
+            finally:
+                # Text a library printed during the session may still sit in sys.stdout's
+                # buffer; flush it while fd 1 still points at stderr, before the transport
+                # restores it.
+                sys.stdout.flush()
 
 
 def _start_backfill(session: RecallSession) -> None:
