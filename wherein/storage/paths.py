@@ -44,8 +44,8 @@ def refused_advice(folder: Path, err: BaseException) -> str:
         or any(said in text for said in _REFUSED_TEXT)
     ):
         return (
-            f"A permission refused it, not a full disk: give your user read and write access "
-            f"to {folder} (chmod u+rwx), {elsewhere}"
+            f"A permission (or a read-only mount) refused it, not a full disk: give your user "
+            f"read and write access to {folder} (chmod u+rwx), {elsewhere}"
         )
     return f"Free some disk space, give your user write access to {folder}, {elsewhere}"
 
