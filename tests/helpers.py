@@ -29,6 +29,17 @@ DEMO_REPO = {
     ),
     "README.md": "# Demo\n\nA tiny app used by the tests.\n",
 }
+# The first message an MCP host sends `wherein serve`.
+MCP_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test-host", "version": "1"},
+    },
+}
 
 
 def ascii_texts(seed: int, often: str) -> list[str]:

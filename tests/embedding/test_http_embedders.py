@@ -235,3 +235,15 @@ def test_an_oversized_answer_is_refused(http_settings, server, monkeypatch):
     monkeypatch.setattr(http, "MAX_RESPONSE_BYTES", 1000)
     with pytest.raises(EmbedderError, match="larger than"):
         embedder.embed(TEXTS[:16])
+
+
+@pytest.mark.parametrize("scale", ["1e300", "-1e300", "1e-300"], ids=["huge", "negative", "tiny"])
+def test_values_past_float32_range_give_unit_vectors(http_settings, server, scale):
+    """A finite answer float32 cannot hold (1e300 is infinite in it, 1e-300 zero) is still a
+    direction: each row is stored as a unit vector, never NaN or zero."""
+    embedder = OllamaEmbedder(http_settings(api_base=server.url))
+    row = ", ".join([scale] * 32 + [f"-{scale}".replace("--", "")] * 32)
+    server.queue.append(Reply(200, f'{{"embeddings": [[{row}], [{row}]]}}'.encode()))
+    vectors = embedder.embed(["first text", "second text"])
+    assert np.isfinite(vectors).all()
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)

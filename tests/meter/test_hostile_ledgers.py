@@ -22,6 +22,7 @@ COUNT_TOO_LARGE = "a count of 10^12 or more"
 NEGATIVE_COUNT = "a negative count"
 COST_NOT_FINITE = "a cost that is not a finite number"
 COST_TOO_LARGE = "a cost of $10,000 or more for one request"
+PRICED_COST_TOO_LARGE = "a priced cost of $10,000 or more for one request"
 NEGATIVE_COST = "a negative cost"
 TIME_OUT_OF_RANGE = "a time outside 2000-01-01 .. 2099-12-31 UTC"
 LINE_TOO_LONG = "a line longer than 32 MiB"
@@ -113,6 +114,25 @@ def test_token_counts_out_of_range_are_rejected_not_raised_and_never_wrap(tmp_pa
     assert out["tokens"]["input"] == 1000
     (bucket,) = out["context_by_step"]["groups"]["baseline"]
     assert bucket["context_tokens"] == 1000
+
+
+def test_a_computed_cost_out_of_range_is_rejected_as_a_stored_one_is(tmp_path, capsys):
+    """Counts in range (below 10**12) priced at the table's rates: $10M for one request."""
+    path = _ledger(
+        tmp_path / "calls.jsonl",
+        [_row(), _row("s2", output_tokens=10**12 - 1), _row("s3", input_tokens=10**12 - 1)],
+    )
+    assert main(["baseline", "--ledger", str(path), "--json"]) == 0
+    out = strict_json(capsys.readouterr().out)
+    assert out["requests"] == 1 and out["sessions"] == 1
+    assert out["cost_usd"] == pytest.approx(GOOD_COST)
+    assert out["rejected_rows"] == 2
+    assert _reasons(out) == {PRICED_COST_TOO_LARGE: 2}
+    assert main(["baseline", "--ledger", str(path), "--by", "session", "--json"]) == 0
+    rows = strict_json(capsys.readouterr().out)["breakdowns"]["session"]["rows"]
+    assert [row["key"] for row in rows] == ["s1"]
+    assert main(["baseline", "--ledger", str(path)]) == 0
+    assert "2 rows rejected as out of range" in capsys.readouterr().out
 
 
 def test_claude_and_codex_rows_out_of_range_are_rejected(tmp_path):

@@ -239,6 +239,14 @@ def test_an_unpriced_model_is_counted_not_priced(session):
     assert _line(_run(json.dumps(session).encode())) == f"{LINE} (+1 unpriced)"
 
 
+def test_a_response_priced_out_of_range_adds_nothing_to_the_cost(session):
+    """Token counts in range (below 10**12) priced at Sonnet's rates: $15M for one request,
+    rejected as a stored cost of $10,000 or more is, never part of the session's figure."""
+    transcript = Path(session["transcript_path"])
+    _append(transcript, [_response("s1", 6, _usage(5000, 10**12 - 1))])
+    assert _line(_run(json.dumps(session).encode())) == LINE
+
+
 def test_without_rows_for_the_session_the_transcripts_recall_calls_are_shown(session):
     other = dict(session, session_id="s3")
     transcript = Path(session["transcript_path"]).with_name("s3.jsonl")

@@ -151,7 +151,9 @@ def test_count_steps_of_an_empty_filter_is_empty(ledger_path):
 
 def test_step_sums_stay_exact_where_a_float_sum_would_drift(tmp_path):
     largest = 10**12 - 1  # the largest count a ledger row may hold (bounds.py)
+    # A stored cost: priced at the table's rates, counts this large are rejected (bounds.py).
     row = {"time": "2026-11-10T12:00:00Z", "model": "gpt-5-codex", "output_tokens": 0}
+    row["cost_usd"] = 1.0
     row.update(dict.fromkeys(("input_tokens", "cache_read_tokens", "cache_write_tokens"), largest))
     row["cache_write_1h_tokens"] = largest
     path = tmp_path / "calls.jsonl"

@@ -13,6 +13,7 @@ import anyio
 import jsonschema
 from mcp import Client, StdioServerParameters
 
+from tests.helpers import MCP_INITIALIZE
 from wherein.plugin.schema import result_schema
 
 # A wait that bounds a broken server instead of hanging the suite; never a speed assertion.
@@ -59,18 +60,7 @@ class RawSession:
 
     def initialize(self) -> dict:
         """Send `initialize` as id 1, as a host does first; the server's answer."""
-        self.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "test-host", "version": "1"},
-                },
-            }
-        )
+        self.send(MCP_INITIALIZE)
         return self.response(1)
 
     def send(self, message: dict) -> None:

@@ -32,6 +32,7 @@ from wherein.cli.setup import (
 from wherein.cli.status import handle_status
 from wherein.cli.usage import handle_baseline, handle_statusline
 from wherein.errors import WhereinError
+from wherein.storage.paths import permission_refused
 
 __all__ = ["HANDLERS", "main"]
 
@@ -77,6 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WhereinError as err:
         say(str(err))
         return err.exit_code
+    except PermissionError as err:  # one sentence naming the path, not a traceback
+        say(permission_refused(err))
+        return 1
     except KeyboardInterrupt:
         say("interrupted; the index keeps what was committed.")
         return 130

@@ -289,9 +289,13 @@ class HttpEmbedder:
         matrix = np.asarray(rows, dtype=np.float64)
         if not np.isfinite(matrix).all():
             raise self._malformed("a vector with NaN or infinite values")
-        if not np.linalg.norm(matrix, axis=1).all():
+        peaks = np.abs(matrix).max(axis=1, keepdims=True)
+        if not peaks.all():
             raise self._malformed("an all-zero vector")
-        return matrix.astype(np.float32)
+        # Each row scaled to a largest value of 1 while still float64: a finite value past
+        # float32's range (1e300) is infinite once cast, and one below it (1e-300) zero, so
+        # the unit rows made of them were NaN or zero, stored and ranked as vectors.
+        return (matrix / peaks).astype(np.float32)
 
     def _malformed(self, what: str) -> EmbedderError:
         return EmbedderError(

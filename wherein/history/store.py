@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wherein.errors import HistoryMissing, IndexError_
+from wherein.errors import HistoryMissing, IndexError_, IndexUnwritable
 from wherein.history.migrations import MIGRATIONS
 from wherein.history.records import Conversation
 from wherein.ranking.tokens import tokenize
@@ -36,7 +36,7 @@ from wherein.storage.lexical import (
     matching_rows,
     write_terms,
 )
-from wherein.storage.paths import data_home
+from wherein.storage.paths import data_home, refused_advice
 from wherein.storage.vectors import stack_vectors, vector_rows, write_vectors
 
 __all__ = [
@@ -110,11 +110,19 @@ def open_history_store(path: Path, *, create: bool) -> HistoryStore:
         IndexBusy: another process held the file locked for BUSY_TIMEOUT_S.
         IndexError_: `create` is false and the file is damaged or not a history index.
     """
-    irregular = database_not_regular(path)
-    if not create and irregular is not None:
-        raise _unreadable(path, irregular)
-    if not create and not path.is_file():
-        raise HistoryMissing(f"No history index at {path}. Run 'wherein history index' first.")
+    if not create:
+        try:
+            irregular = database_not_regular(path)
+            present = path.is_file()
+        except OSError as err:  # the folder may not be searched (mode 000)
+            raise IndexUnwritable(
+                f"Cannot read the history index at {path}: {err.strerror or err}. "
+                f"{refused_advice(path.parent, err)}."
+            ) from err
+        if irregular is not None:
+            raise _unreadable(path, irregular)
+        if not present:
+            raise HistoryMissing(f"No history index at {path}. Run 'wherein history index' first.")
 
     def damaged(why: str) -> HistoryStore:
         if not create:

@@ -165,10 +165,14 @@ def _mtime(path: Path) -> float | None:
 
 def _read_counts(path: Path) -> tuple[dict[str, Any], list[str], str | None]:
     """(counts, the roots its files table lists, an error) of the database at `path`."""
-    irregular = database_not_regular(path)
+    try:
+        irregular = database_not_regular(path)
+        present = path.is_file()
+    except OSError as err:  # the folder may not be searched (mode 000)
+        return {}, [], f"index.db cannot be read ({err.strerror or err})"
     if irregular is not None:  # SQLite would follow a link, open a FIFO
         return {}, [], irregular
-    if not path.is_file():
+    if not present:
         return {}, [], "no index.db in it (an index never built, or one being replaced)"
     try:
         conn = open_read_only(path)

@@ -37,6 +37,7 @@ from wherein.index.store import FileWrite, Store, open_store
 from wherein.index.tiers import FAST, FULL, VectorTier
 from wherein.safe_files import not_regular
 from wherein.storage.aside import move_aside
+from wherein.storage.paths import refused_advice
 from wherein.walk_records import note_unreadable
 from wherein.workspace import FileEntry, Root, WalkReport, walk_root
 
@@ -126,7 +127,7 @@ def index_lock(
     except OSError as err:
         raise IndexUnwritable(
             f"Cannot create the index directory {directory}: {err.strerror or err}. "
-            "Set WHEREIN_HOME to a writable directory."
+            f"{refused_advice(directory, err)}."
         ) from err
     fd = _open_lock_file(path, notices)
     try:
@@ -188,7 +189,10 @@ def _holds_files(path: Path) -> bool:
 def _open_lock_file(path: Path, notices: list[str] | None) -> int:
     """The lock file's descriptor, opened without following a link or waiting on a FIFO."""
     for _attempt in range(2):
-        kind = not_regular(path)
+        try:
+            kind = not_regular(path)
+        except OSError as err:  # the index folder may not be searched (mode 000)
+            raise _lock_unusable(path, err) from err
         if kind is not None:
             try:
                 aside = move_aside(path)
@@ -232,7 +236,7 @@ def _read_only_lock(path: Path, err: OSError) -> int | None:
 def _lock_unusable(path: Path, err: OSError) -> IndexUnwritable:
     return IndexUnwritable(
         f"Cannot open the lock file {path}: {err.strerror or err}. "
-        "Set WHEREIN_HOME to a writable directory."
+        f"{refused_advice(path.parent, err)}."
     )
 
 

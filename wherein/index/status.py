@@ -12,6 +12,7 @@ from wherein.index.embed_failure import EMBED_FAILURE, embed_failure_of
 from wherein.index.location import INDEX_FILE_NAME, index_dir
 from wherein.storage.aside import database_not_regular
 from wherein.storage.database import open_immutable, open_read_only, wal_is_empty
+from wherein.storage.paths import refused_advice
 from wherein.storage.transaction import is_unwritable
 from wherein.workspace import Root
 
@@ -87,11 +88,16 @@ def read_status(
     (extra source roots), `roots` gives each one's counts.
     """
     path = index_dir(workspace) / INDEX_FILE_NAME
-    irregular = database_not_regular(path)
+    try:
+        irregular = database_not_regular(path)
+        present = path.is_file()
+    except OSError as err:  # the index folder may not be searched (mode 000)
+        why = f"{err.strerror or err}. {refused_advice(path.parent, err)}"
+        return IndexStatus(workspace, path, True, why)
     if irregular is not None:  # not opened: SQLite would follow a link, open a FIFO
         advice = "run 'wherein index' to move it aside and build a new index"
         return IndexStatus(workspace, path, True, f"{irregular}; {advice}")
-    if not path.is_file():
+    if not present:
         return IndexStatus(workspace, path, False)
     return _read_status(workspace, path, markers, roots)
 
@@ -165,11 +171,9 @@ def _unread(
     if not immutable and wal_is_empty(path):
         return _read_status(workspace, path, markers, roots, immutable=True)
     # A WAL index needs its folder writable even to be read; rebuilding won't help.
-    why = (
-        f"cannot be written ({err}): free some disk space, make {path.parent} writable, or "
-        "set WHEREIN_HOME to a writable directory"
+    return IndexStatus(
+        workspace, path, True, f"cannot be written ({err}). {refused_advice(path.parent, err)}"
     )
-    return IndexStatus(workspace, path, True, why)
 
 
 def _fast_tier(conn: sqlite3.Connection, meta: dict[str, str]) -> dict[str, Any] | None:

@@ -6,7 +6,9 @@ traceback. The ceilings are far above any real request, so nothing real is rejec
 
 - a token count (or a recall row's character count) below 10**12, a million times the largest
   context window: every total then stays an exact int;
-- a stored cost below $10,000 for one request, a hundred times the dearest request today;
+- a stored cost below $10,000 for one request, a hundred times the dearest request today,
+  and so a computed one (`pricing.py`): token counts below 10**12 priced at the table's rates
+  reach millions of dollars for one request;
 - a time that converts to UTC within 2000-01-01 .. 2099-12-31, so every day of the report is a
   real date and the daily chart spans at most a century;
 - a price below $10,000 per million tokens, finite (checked in `prices.py`).
@@ -32,6 +34,7 @@ __all__ = [
     "MAX_RATE_USD",
     "NEGATIVE_COST",
     "NEGATIVE_COUNT",
+    "PRICED_COST_TOO_LARGE",
     "TIME_OUT_OF_RANGE",
     "OutOfRange",
     "check_cost",
@@ -50,6 +53,7 @@ COUNT_TOO_LARGE = "a count of 10^12 or more"
 COST_NOT_FINITE = "a cost that is not a finite number"
 NEGATIVE_COST = "a negative cost"
 COST_TOO_LARGE = "a cost of $10,000 or more for one request"
+PRICED_COST_TOO_LARGE = "a priced cost of $10,000 or more for one request"
 TIME_OUT_OF_RANGE = "a time outside 2000-01-01 .. 2099-12-31 UTC"
 
 

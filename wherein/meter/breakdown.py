@@ -48,7 +48,7 @@ def breakdowns(
     table = ledger.table
     admitted = admitted_rows(table, filters)
     priced = price_requests(table, prices, admitted, one_hour_as_5m=one_hour_as_5m)
-    rows = np.flatnonzero(admitted)
+    rows = np.flatnonzero(priced.admitted)  # without the requests priced out of range
     recall = set(recall_names)
     is_recall = np.fromiter((name in recall for name in table.names), bool, len(table.names))
     sessions = column(table.session)[rows].astype(np.int64)

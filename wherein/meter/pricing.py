@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wherein.meter.bounds import MAX_COUNT
+from wherein.meter.bounds import MAX_COST_USD, MAX_COUNT
 from wherein.meter.prices import TOKENS_PER_UNIT, PriceBook, PriceRow, Rates
 from wherein.meter.table import RequestTable
 
@@ -53,6 +53,7 @@ class Priced:
     tier: np.ndarray  # int8: index into TIER_NAMES, or NOT_PRICED
     context: np.ndarray  # int64 tokens read: input + cache read + cache writes
     stored: np.ndarray  # bool: admitted, and kept the cost its ledger line stored
+    too_costly: np.ndarray  # bool: priced at MAX_COST_USD or more, so rejected, not admitted
 
 
 def column(values) -> np.ndarray:
@@ -103,7 +104,16 @@ def price_requests(
                 _price_rows(row, mine, times, context, counts, parts, tier, one_hour_as_5m)
     cost = parts["stored"] + parts["cache_read"] + parts["input"]
     cost += parts["cache_write_5m"] + parts["cache_write_1h"] + parts["output"]
-    return Priced(admitted, parts, cost, unpriced, tier, context, admitted & has_stored)
+    # A stored cost this large was rejected as the line was read (bounds.check_cost); a
+    # computed one is rejected here alike, and the request leaves every figure.
+    too_costly = to_price & (cost >= MAX_COST_USD)
+    if too_costly.any():
+        for values in (*parts.values(), cost):
+            values[too_costly] = 0.0
+        tier[too_costly] = NOT_PRICED
+        admitted = admitted & ~too_costly
+    stored = admitted & has_stored
+    return Priced(admitted, parts, cost, unpriced, tier, context, stored, too_costly)
 
 
 def _start(row: PriceRow) -> float:

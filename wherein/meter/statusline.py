@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple, TextIO
 
-from wherein.meter.bounds import OutOfRange
+from wherein.meter.bounds import MAX_COST_USD, OutOfRange
 from wherein.meter.responses import RECALL_TOOL, SYNTHETIC_MODEL, response_usage
 from wherein.meter.statusline_state import SessionState, load_state, save_state, state_path
 from wherein.meter.usage import SEARCH_ACTION, session_rows, usage_path
@@ -344,6 +344,8 @@ def _add_line(raw: bytes, cost: SessionState, environ: Mapping[str, str] | None)
         if row is not None:
             rates, _ = row.rates_at(when, fresh + read + write_5m + write_1h)
             usd = rates.cost(fresh, write_5m, write_1h, read, output)
+            if usd >= MAX_COST_USD:  # rejected as a stored cost this large is (bounds.py)
+                return
     cost.keep(key, tokens, usd)
 
 

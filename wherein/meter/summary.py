@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from wherein.meter.bounds import PRICED_COST_TOO_LARGE
 from wherein.meter.ledgers import Ledger
 from wherein.meter.prices import PriceBook
 from wherein.meter.pricing import (
@@ -26,6 +27,7 @@ from wherein.meter.pricing import (
 )
 from wherein.meter.table import RequestTable
 from wherein.meter.usage import SEARCH_ACTION, UsageRow
+from wherein.untrusted import cut_middle, one_line
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -144,8 +146,8 @@ def summarize(
         "avg_context_pooled": everyone.pooled(),
         "avg_context_typical": everyone.typical(),
         "malformed_lines": ledger.stats.malformed,
-        "rejected_rows": ledger.stats.rejected,
-        "rejected": ledger.stats.rejected_list(),
+        "rejected_rows": ledger.stats.rejected + totals.too_costly,
+        "rejected": [*ledger.stats.rejected_list(), *totals.too_costly_list],
         "unpriced_models": [
             {"model": model, "requests": n, "tokens": t, "reason": why_unpriced(prices, model)}
             for model, (n, t) in sorted(totals.unpriced.items())
@@ -266,7 +268,7 @@ class _Totals:
         admitted = admitted_rows(table, filters)
         priced = price_requests(table, prices, admitted, one_hour_as_5m=one_hour_as_5m)
         self.priced = priced
-        rows = np.flatnonzero(admitted)
+        rows = np.flatnonzero(priced.admitted)  # without the requests priced out of range
         self.tokens = {kind: exact_sum(column(getattr(table, kind))[rows]) for kind in TOKEN_KINDS}
         parts = {name: float(values[rows].sum()) for name, values in priced.parts.items()}
         self.split = {
@@ -280,6 +282,7 @@ class _Totals:
         tiers = np.bincount(priced.tier[rows][priced.tier[rows] >= 0], minlength=len(TIERS))
         self.tiers = {name: int(tiers[i]) for i, name in enumerate(TIERS)}
         self.stored_requests = int(priced.stored.sum())
+        self.too_costly, self.too_costly_list = _too_costly(table, priced.too_costly)
         self.unpriced: dict[str, list[int]] = {}  # model -> [requests, tokens]
         lost = np.flatnonzero(priced.unpriced)
         if len(lost):
@@ -357,3 +360,17 @@ def why_unpriced(prices: PriceBook, model: str) -> str:
         return "not in the price table"
     first = min(r.effective_from for r in rows if r.effective_from is not None)
     return f"no price before {datetime.fromtimestamp(first, tz=timezone.utc).date().isoformat()}"
+
+
+def _too_costly(table: RequestTable, too_costly: np.ndarray) -> tuple[int, list[dict]]:
+    """How many requests were priced out of range, and their entry of the rejected list
+    (the first by time named by its session, as no ledger line is known by then)."""
+    found = np.flatnonzero(too_costly)
+    if not len(found):
+        return 0, []
+    times = column(table.time)[found]
+    first = int(found[np.argmin(times)])
+    session = cut_middle(one_line(table.names[int(column(table.session)[first])]), 60)
+    when = datetime.fromtimestamp(float(times.min()), tz=timezone.utc)
+    where = f"session {session}, {when:%Y-%m-%dT%H:%M:%SZ}"
+    return len(found), [{"reason": PRICED_COST_TOO_LARGE, "rows": len(found), "first": where}]

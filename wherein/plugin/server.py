@@ -144,7 +144,11 @@ def _start_backfill(session: RecallSession) -> None:
     from wherein.errors import WhereinError
     from wherein.index.location import INDEX_FILE_NAME, index_dir
 
-    if not (index_dir(session.workspace) / INDEX_FILE_NAME).is_file():
+    try:
+        if not (index_dir(session.workspace) / INDEX_FILE_NAME).is_file():
+            return
+    except OSError as err:  # an index folder that may not be searched: the first call says so
+        logger.info("no background fill: %s", err)
         return
     try:
         session.start_backfill(load_settings(session.workspace))

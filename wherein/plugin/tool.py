@@ -34,6 +34,7 @@ from wherein.plugin.session import RecallSession
 from wherein.plugin.status import describe_status
 from wherein.roots import configured_roots
 from wherein.search import SearchResult, run_related, run_search
+from wherein.storage.paths import permission_refused
 from wherein.untrusted import echo_folder, one_line
 from wherein.usage_ledger import UsageRow, append_usage_row, paths_hash
 
@@ -106,6 +107,8 @@ async def run_recall(
             parts.lines.append(f"Note: {warning}")
     except WhereinError as err:
         parts = _failed(action, type(err).__name__, str(err))
+    except PermissionError as err:  # the path refused and what to do, escaped by _failed
+        parts = _failed(action, "IndexUnwritable", permission_refused(err))
     except Exception as err:  # a bug must still answer, and not with text from a repository
         logger.exception("recall %s failed", action)
         internal = f"an internal error ({type(err).__name__}); the server's log has the details."

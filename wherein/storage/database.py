@@ -24,6 +24,7 @@ from wherein.errors import IndexBusy, IndexError_, IndexUnwritable
 from wherein.storage.aside import SQLITE_SUFFIXES, database_not_regular, move_aside
 from wherein.storage.lexical import check_lexical, delete_terms
 from wherein.storage.migrations import Migration, apply_migrations
+from wherein.storage.paths import refused_advice
 from wherein.storage.transaction import is_unwritable, read_meta, write_meta, write_transaction
 
 __all__ = [
@@ -215,9 +216,12 @@ def open_database(cls: type[D], path: Path, damaged: Callable[[str], D], verify:
     except OSError as err:
         raise IndexUnwritable(
             f"Cannot create the {label} directory {path.parent}: {err.strerror or err}. "
-            "Set WHEREIN_HOME to a writable directory."
+            f"{refused_advice(path.parent, err)}."
         ) from err
-    irregular = database_not_regular(path)
+    try:
+        irregular = database_not_regular(path)
+    except OSError as err:  # the folder may not be searched: nothing in it can be opened
+        raise _unwritable(label, path, err) from err
     if irregular is not None:
         return damaged(irregular)
     try:
@@ -292,10 +296,11 @@ def is_busy(err: sqlite3.Error) -> bool:
 
 
 def _unwritable(label: str, path: Path, err: BaseException) -> IndexUnwritable:
-    """The error a refused write raises (a full disk, a read-only file or folder)."""
+    """The error a refused write raises (a full disk, a read-only file or folder), with the
+    advice its cause wants."""
+    why = err.strerror if isinstance(err, OSError) and err.strerror else err
     return IndexUnwritable(
-        f"Cannot write the {label} at {path}: {err}. Free some disk space or set WHEREIN_HOME "
-        "to a writable directory."
+        f"Cannot write the {label} at {path}: {why}. {refused_advice(path.parent, err)}."
     )
 
 
