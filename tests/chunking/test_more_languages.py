@@ -1,4 +1,4 @@
-"""The grammar that reads OCaml interfaces, Nim and ClojureScript (declarations: elsewhere)."""
+"""Which grammar reads OCaml interfaces, Nim and ClojureScript (declarations: test_declarations)."""
 
 from __future__ import annotations
 
