@@ -35,6 +35,123 @@ CASES = {
         """,
         "MAX_RETRIES Ids Client Client.url Client.url.helper",
     ),
+    "perl": (
+        "lib/Mojo/Pool.pm",
+        """
+        package Mojo::Pool;
+        use Mojo::Base -base;
+        use constant DEBUG => 0;
+
+        has 'max_connections' => 5;
+        has timeout => sub { 10 };
+
+        sub acquire {
+          my $self = shift;
+          return $self->{free}[0];
+        }
+
+        sub _release { }
+        """,
+        "Mojo::Pool DEBUG max_connections timeout acquire _release",
+    ),
+    "erlang": (
+        "src/pool.erl",
+        """
+        -module(pool).
+        -export([checkout/1]).
+        -record(state, {free = [], busy = []}).
+        -define(TIMEOUT, 5000).
+        -type worker() :: pid().
+        -opaque ref() :: reference().
+        -callback handle(term()) -> ok.
+
+        checkout(#state{free = [W | Rest]} = S) ->
+            {W, S#state{free = Rest}};
+        checkout(S) ->
+            {none, S}.
+        """,
+        "pool state TIMEOUT worker ref handle checkout",
+    ),
+    "ocaml": (
+        "lib/pool.ml",
+        """
+        type t = { free : int list }
+        exception Empty of string
+        external now : unit -> float = "caml_now"
+
+        let create n = let free = List.init n Fun.id in { free }
+
+        module Queue = struct
+          let push x q = x :: q
+        end
+
+        module type POOL = sig
+          val size : t -> int
+        end
+
+        class counter = object
+          method incr = 1
+        end
+        """,
+        "t Empty now create Queue Queue.push POOL POOL.size counter counter.incr",
+    ),
+    "ocaml_interface": (
+        "lib/pool.mli",
+        """
+        type t
+        val create : int -> t
+        external now : unit -> float = "caml_now"
+        module Queue : sig
+          val push : int -> t -> t
+        end
+        """,
+        "t create now Queue Queue.push",
+    ),
+    "nim": (
+        "src/pool.nim",
+        """
+        type
+          Pool* = object
+            free: seq[int]
+          Mode = enum
+            fifo, lifo
+
+        const MaxSize* = 10
+        var created = 0
+
+        proc newPool*(n: int): Pool =
+          let local = n
+          result = Pool(free: newSeq[int](local))
+
+        func size(p: Pool): int = p.free.len
+        proc `[]`*[T](p: Pool, i: int): int = p.free[i]
+        iterator items*(p: Pool): int =
+          for x in p.free: yield x
+        template withPool(body: untyped) = body
+        macro generate(n: static int): untyped = discard
+        """,
+        "Pool Mode MaxSize created newPool size `[]` items withPool generate",
+    ),
+    "clojure": (
+        "src/pool/core.clj",
+        """
+        (ns pool.core
+          (:require [clojure.string :as str]))
+
+        (def ^:dynamic *size* 10)
+
+        (defn checkout
+          "Takes a connection."
+          [pool]
+          (let [conn (first pool)] conn))
+
+        (defn- release [pool conn] (conj pool conn))
+        (defmacro with-conn [binding & body] `(let ~binding ~@body))
+        (defprotocol Closeable (close [this]))
+        (defrecord Conn [id])
+        """,
+        "pool.core *size* checkout release with-conn Closeable Conn",
+    ),
     "javascript": (
         "m.js",
         """

@@ -90,10 +90,17 @@ EXTENSIONS: dict[str, str] = {
     "jl": "julia",
     "r": "r",
     "ml": "ocaml",
-    "mli": "ocaml",
+    # An interface is written in OCaml's signature language, which the implementation
+    # grammar misreads: `val find : t -> int` is an error there (Stdlib's 67 `.mli` files).
+    "mli": "ocaml_interface",
     "erl": "erlang",
     "hrl": "erlang",
     "clj": "clojure",
+    "cljs": "clojure",
+    "cljc": "clojure",
+    "nim": "nim",
+    "nims": "nim",
+    "nimble": "nim",
     "pl": "perl",
     "pm": "perl",
     "vue": "vue",
@@ -320,8 +327,9 @@ def parser_for(language: str):  # -> tree_sitter.Parser | None
 
 
 # Grammars whose declaration nodes are another's: TSX is TypeScript plus JSX, so it
-# compiles typescript.scm against its own grammar rather than keeping a copy.
-QUERY_SOURCES: dict[str, str] = {"tsx": "typescript"}
+# compiles typescript.scm against its own grammar rather than keeping a copy; OCaml's
+# interface grammar shares the implementation grammar's declaration nodes.
+QUERY_SOURCES: dict[str, str] = {"tsx": "typescript", "ocaml_interface": "ocaml"}
 
 
 @cache
