@@ -1,10 +1,10 @@
-"""What a path says about its file: which paths are tests."""
+"""What a path says about its file: which paths are tests, which are stubs."""
 
 from __future__ import annotations
 
 import pytest
 
-from wherein.ranking.paths import is_test_path
+from wherein.ranking.paths import TYPE_STUB_PENALTY, is_test_path, path_penalty
 
 
 @pytest.mark.parametrize(
@@ -73,3 +73,13 @@ def test_paths_of_test_code_are_tests(path):
 )
 def test_paths_that_only_look_like_tests_are_not(path):
     assert not is_test_path(path)
+
+
+@pytest.mark.parametrize(
+    "stub",
+    ["types/session.d.ts", "lib/esm.d.mts", "src/list.mli", "pkg/_speedups.pyi", "rbi/rack.rbi"],
+)
+def test_a_stub_or_interface_yields_to_the_implementation_beside_it(stub):
+    assert path_penalty(stub, set()) == TYPE_STUB_PENALTY
+    implementation = stub.replace(".d.", ".").replace(".mli", ".ml").replace(".pyi", ".py")
+    assert path_penalty(implementation.replace(".rbi", ".rb"), set()) == 1.0

@@ -74,8 +74,10 @@ LEGACY_PENALTY = 0.3
 # A package marker re-exports names it does not define: halved, not buried, because some
 # packages do define their API in `__init__.py`.
 INIT_PENALTY = 0.5
-# A `.d.ts` stub declares what the implementation beside it defines; it yields to it.
+# A stub or interface file declares what the implementation beside it defines; it yields to
+# it: TypeScript's declarations, Python's stubs, OCaml's interfaces, Sorbet's Ruby stubs.
 TYPE_STUB_PENALTY = 0.7
+STUB_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".pyi", ".mli", ".rbi")
 # In the order path_penalty multiplies them.
 _KIND_PENALTIES = (
     ("test", TEST_PENALTY),
@@ -126,7 +128,7 @@ def path_facts(path: str) -> PathFacts:
         stem=path.rsplit("/", 1)[-1].split(".")[0].lower().lstrip("_"),
         kinds=frozenset(kinds),
         init=bool(_INIT_FILE.search(path)),
-        stub=path.endswith(".d.ts"),
+        stub=path.endswith(STUB_SUFFIXES),
     )
     return replace(facts, penalty=_penalty_of(facts, frozenset()))
 
