@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from wherein.chunking.languages import (
     definition_query,
@@ -86,6 +86,8 @@ class _Span:
     start: int  # 0-based rows, inclusive
     end: int
     header_rows: tuple[int, ...] = ()
+    # The first row of the declaration whose doc comment the span holds, and nothing else.
+    documents: int = -1
 
 
 @dataclass(frozen=True)
@@ -259,14 +261,53 @@ class _Cutter:
 
     def split(self, start: int, end: int, node, header_rows: tuple[int, ...]) -> list[_Span]:
         """Split an oversized unit at its body's children, or into line windows."""
+        top = node.start_point.row if node is not None else start
+        if top > start and not self.fits(start, top, MAX_CHUNK_LINES):
+            return self.long_lead(start, top, end, node, header_rows)
         body = _body_of(node) if node is not None else None
         children = _units(body, self.lines) if body is not None else []
         children = [(max(s, start), min(e, end), n) for s, e, n in children if e >= start]
         if len(children) < 2:
-            return [_Span(s, e, header_rows) for s, e in _window_rows(self.lines, start, end)]
+            return [_Span(s, e, header_rows) for s, e in self.lead_windows(start, top, end)]
         own_header = self.header_rows(node, body, children[0][0], max(node.start_point.row, start))
         inner = self.group(children, header_rows + own_header)
+        first, first_end, first_node = children[0]
+        if (
+            first - start > MAX_HEADER_LINES
+            and not self.fits(start, inner[0].end, MAX_CHUNK_LINES)
+            and self.fits(start, first, MAX_CHUNK_LINES)
+        ):
+            # A lead too long to be a header (a doc comment over the declaration, a long
+            # signature) would be cut into parts of its own, the comment's without a name:
+            # it opens the first part instead, counted in it, so that part stays in bounds.
+            children[0] = (start, first_end, first_node)
+            inner = self.group(children, header_rows + own_header)
         return self.cover(inner, start, end, header_rows, header_rows + own_header)
+
+    def long_lead(self, start: int, top: int, end: int, node, header_rows) -> list[_Span]:
+        """The parts of a unit whose lead (a doc comment with its examples) does not fit in
+        a chunk with the declaration's first line: windows of the lead, each documenting
+        the declaration (`_build` names it there as a prototype), the last joining the
+        declaration's first part where the two fit, then the declaration's parts."""
+        docs = [
+            _Span(s, e, header_rows, documents=top)
+            for s, e in _window_rows(self.lines, start, top - 1)
+        ]
+        parts = self.group([(top, end, node)], header_rows)
+        if self.fits(docs[-1].start, parts[0].end, MAX_CHUNK_LINES):
+            parts[0] = replace(parts[0], start=docs.pop().start)
+        return docs + parts
+
+    def lead_windows(self, start: int, top: int, end: int) -> list[tuple[int, int]]:
+        """Windows of start..end, a unit that cannot be split along its structure; a lead
+        before its declaration's first row `top` (its doc comment) opens the first window
+        with as much of the declaration as fits, not a window of comment alone."""
+        if top <= start:
+            return _window_rows(self.lines, start, end)
+        stop = top
+        while stop < end and self.fits(start, stop + 1, MAX_CHUNK_LINES):
+            stop += 1
+        return [(start, stop), *_window_rows(self.lines, stop + 1, end)]
 
     def cover(self, spans, start, end, outer, inner) -> list[_Span]:
         """The spans, widened so each line of start..end that is not blank is in one.
@@ -287,22 +328,22 @@ class _Cutter:
                 small = gap_end - row + 1 <= MAX_HEADER_LINES
                 if index == 0 and span is not None:  # before the first part: its header
                     if small or self.fits(row, span.end, MAX_CHUNK_LINES):
-                        span = _Span(row, span.end, outer)
+                        span = replace(span, start=row, header_rows=outer)
                     else:
                         out.extend(
                             _Span(s, e, outer) for s, e in _window_rows(self.lines, row, gap_end)
                         )
                 elif out and (small or self.fits(out[-1].start, gap_end, MAX_CHUNK_LINES)):
-                    out[-1] = _Span(out[-1].start, gap_end, out[-1].header_rows)
+                    out[-1] = replace(out[-1], end=gap_end)
                 elif span is not None and self.fits(row, span.end, MAX_CHUNK_LINES):
-                    span = _Span(row, span.end, span.header_rows)
+                    span = replace(span, start=row)
                 else:
                     header = outer if not out else inner
                     out.extend(
                         _Span(s, e, header) for s, e in _window_rows(self.lines, row, gap_end)
                     )
             elif index == 0 and span is not None:  # the first part holds the header lines
-                span = _Span(span.start, span.end, outer)
+                span = replace(span, header_rows=outer)
             if span is not None:
                 out.append(span)
                 row = span.end + 1
@@ -333,13 +374,13 @@ class _Cutter:
                     and self.fits(span.start, after.end, MAX_CHUNK_LINES)
                 ):
                     header = tuple(row for row in after.header_rows if row < span.start)
-                    pending[index + 1] = _Span(span.start, after.end, header)
+                    pending[index + 1] = replace(after, start=span.start, header_rows=header)
                     continue
                 # What it ends may fill a whole chunk; anything else joins only as
                 # neighbours merge (a lone last declaration keeps a chunk of its own).
                 limit = MAX_CHUNK_LINES if ends else MERGE_TARGET_LINES
                 if before is not None and self.fits(before.start, span.end, limit):
-                    out[-1] = _Span(before.start, span.end, before.header_rows)
+                    out[-1] = replace(before, end=span.end)
                     continue
             out.append(span)
         return out
@@ -641,10 +682,16 @@ def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
         else:
             first = bisect.bisect_left(rows, span.start)
             last = bisect.bisect_right(rows, span.end)
-            symbols = _symbols_in(definitions[first:last])
+            inside = definitions[first:last]
+            if span.documents >= 0:  # a doc comment names what it documents, without a body
+                first = bisect.bisect_left(rows, span.documents)
+                last = bisect.bisect_right(rows, span.documents)
+                inside += [replace(d, prototype=True) for d in definitions[first:last]]
+            symbols = _symbols_in(inside)
             if symbols:
-                prototypes = _prototypes_in(definitions[first:last], symbols)
-        header = "\n".join(lines[row] for row in span.header_rows)
+                prototypes = _prototypes_in(inside, symbols)
+        # A part that opens with its doc comment holds its declaration's lines itself.
+        header = "\n".join(lines[row] for row in span.header_rows if row < span.start)
         chunks.append(Chunk(span.start + 1, span.end + 1, symbols, kind, text, header, prototypes))
     return chunks
 
