@@ -651,15 +651,19 @@ def _macro_type_name(node):
 
 def _predicate(name: str, args, _pattern: int, captures) -> bool:
     """The queries' own predicates: `(#parent-type? @capture type ...)`, whether the
-    captured node's parent is of one of those types, and `(#holds-only? @capture type ...)`,
+    captured node's parent is of one of those types, `(#holds-only? @capture type ...)`,
     whether each of its named children is (an optional capture that matched nothing holds
-    nothing). Another name is refused."""
-    if name not in ("parent-type?", "holds-only?") or not args or args[0][1] != "capture":
+    nothing), and `(#holds-none? @capture type ...)`, whether none is (Kotlin's bodiless
+    `fun`: its body is a child no field names). Another name is refused."""
+    own = ("parent-type?", "holds-only?", "holds-none?")
+    if name not in own or not args or args[0][1] != "capture":
         return False
     types = {value for value, kind in args[1:] if kind == "string"}
     nodes = captures.get(args[0][0])
     if name == "holds-only?":
         return not nodes or all(child.type in types for child in nodes[0].named_children)
+    if name == "holds-none?":
+        return not nodes or not any(child.type in types for child in nodes[0].named_children)
     if not nodes or nodes[0].parent is None:
         return False
     return nodes[0].parent.type in types
