@@ -162,3 +162,15 @@ def test_a_short_doc_comment_keeps_the_first_part_as_it_was():
     chunks = chunk("store.ts", source)
     assert chunks[0].start_line == 1 and chunks[0].symbols[0] == "Store"
     assert chunks[1].header == "export class Store {"
+
+
+def test_a_doc_comment_that_fits_only_with_the_signature_documents_the_declaration():
+    # The comment and the signature fit in a chunk, but not with the body's first statement:
+    # the comment's first window used to name nothing.
+    signature = "export function run(\n  first: number,\n  second: number,\n  third: number,\n"
+    body = "".join(f"  step({i});\n" for i in range(40))
+    source = block_doc(35) + signature + "): number {\n" + body + "}\n"
+    chunks = chunk("run.ts", source)
+    assert chunks[0].symbols == ("run",) and chunks[0].prototypes == ("run",)
+    defining = next(c for c in chunks if "export function run(" in c.text)
+    assert defining.symbols == ("run",) and defining.prototypes == ()

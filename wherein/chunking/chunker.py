@@ -272,21 +272,21 @@ class _Cutter:
         own_header = self.header_rows(node, body, children[0][0], max(node.start_point.row, start))
         inner = self.group(children, header_rows + own_header)
         first, first_end, first_node = children[0]
-        if (
-            first - start > MAX_HEADER_LINES
-            and not self.fits(start, inner[0].end, MAX_CHUNK_LINES)
-            and self.fits(start, first, MAX_CHUNK_LINES)
-        ):
+        if first - start > MAX_HEADER_LINES and not self.fits(start, inner[0].end, MAX_CHUNK_LINES):
             # A lead too long to be a header (a doc comment over the declaration, a long
             # signature) would be cut into parts of its own, the comment's without a name:
-            # it opens the first part instead, counted in it, so that part stays in bounds.
-            children[0] = (start, first_end, first_node)
-            inner = self.group(children, header_rows + own_header)
+            # it opens the first part instead, counted in it, so that part stays in bounds;
+            # or, with the lines to the first part too many for one chunk, documents it.
+            if self.fits(start, first, MAX_CHUNK_LINES):
+                children[0] = (start, first_end, first_node)
+                inner = self.group(children, header_rows + own_header)
+            elif top > start:
+                return self.long_lead(start, top, end, node, header_rows)
         return self.cover(inner, start, end, header_rows, header_rows + own_header)
 
     def long_lead(self, start: int, top: int, end: int, node, header_rows) -> list[_Span]:
         """The parts of a unit whose lead (a doc comment with its examples) does not fit in
-        a chunk with the declaration's first line: windows of the lead, each documenting
+        a chunk with the declaration's first part: windows of the lead, each documenting
         the declaration (`_build` names it there as a prototype), the last joining the
         declaration's first part where the two fit, then the declaration's parts."""
         docs = [
