@@ -4,8 +4,9 @@ Code is parsed with tree-sitter and cut at top-level declarations. Small
 neighbours are merged up to a size bound (the chunk is labelled with all their
 names: for a small file that label is the module's only description). A large
 declaration is split at its nested children, each part remembering the
-enclosing header line(s) so an excerpt stays oriented. Markdown is cut at its
-headings; any other text falls back to windows of lines.
+enclosing header line(s) so an excerpt stays oriented; a doc comment opens the first
+part of what it documents, or, too long for that, names it in the comment's own parts.
+Markdown is cut at its headings; any other text falls back to windows of lines.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ class Chunk:
     kind: str  # "code" | "markdown" | "text"
     text: str
     header: str = ""  # enclosing declaration line(s) when the chunk is part of a split one
-    # Those of `symbols` declared here only without a body (`Declaration.prototype`).
+    # Those of `symbols` declared here only without a body (`Declaration.prototype`), or
+    # only documented here: a window of a doc comment too long to share a chunk with them.
     prototypes: tuple[str, ...] = ()
 
 
@@ -101,8 +103,9 @@ class Declaration:
     for any query that named the project.
 
     A prototype (a query's @prototype: a C prototype, a method declared in its class, a
-    macro that only renames) is declared here and defined elsewhere: a header's copy of
-    each name must not outrank the definition it announces.
+    macro that only renames, an interface's or abstract method, a trait's bodiless `fn`, a
+    TypeScript overload) is declared here and defined elsewhere: a header's copy of each
+    name, or an interface's, must not outrank the definition it announces.
     """
 
     row: int
