@@ -275,11 +275,17 @@ class _Cutter:
         own_header = self.header_rows(node, body, children[0][0], max(node.start_point.row, start))
         inner = self.group(children, header_rows + own_header)
         first, first_end, first_node = children[0]
-        if first - start > MAX_HEADER_LINES and not self.fits(start, inner[0].end, MAX_CHUNK_LINES):
-            # A lead too long to be a header (a doc comment over the declaration, a long
-            # signature) would be cut into parts of its own, the comment's without a name:
-            # it opens the first part instead, counted in it, so that part stays in bounds;
-            # or, with the lines to the first part too many for one chunk, documents it.
+        if (
+            top > start
+            and first - start > MAX_HEADER_LINES
+            and not self.fits(start, inner[0].end, MAX_CHUNK_LINES)
+        ):
+            # A doc comment over the declaration, with the signature too long to be a
+            # header, would be cut into parts of its own, the comment's without a name: it
+            # opens the first part instead, counted in it, so that part stays in bounds; or,
+            # with the lines to the first part too many for one chunk, documents it. (A
+            # long signature alone keeps its parts: Python's bench fell when it took the
+            # room its class's short attributes had joined.)
             if self.fits(start, first, MAX_CHUNK_LINES):
                 children[0] = (start, first_end, first_node)
                 inner = self.group(children, header_rows + own_header)
