@@ -174,3 +174,16 @@ def test_a_doc_comment_that_fits_only_with_the_signature_documents_the_declarati
     assert chunks[0].symbols == ("run",) and chunks[0].prototypes == ("run",)
     defining = next(c for c in chunks if "export function run(" in c.text)
     assert defining.symbols == ("run",) and defining.prototypes == ()
+
+
+def test_a_long_signature_without_a_doc_comment_keeps_a_part_of_its_own():
+    # Only a doc comment opens the first part with the body's head: a signature alone
+    # doing so took the room its class's short attributes had joined, and Python's bench
+    # fell (model2vec's `distill`, aiohttp's `ClientSession.__init__`).
+    params = "".join(f"    p{i}: int = {i},\n" for i in range(10))
+    doc = "".join(f"    :param p{i}: The knob {i}.\n" for i in range(34))
+    body = "".join(f"    step(p{i % 10})\n" for i in range(30))
+    source = f'def distill(\n{params}) -> None:\n    """\n{doc}    """\n{body}'
+    chunks = chunk("distill.py", source)
+    assert (chunks[0].start_line, chunks[0].end_line) == (1, 12)
+    assert chunks[0].symbols == ("distill",)
