@@ -180,7 +180,7 @@ CASES = {
         export abstract class Base { abstract run(): void; protected stop() {} }
         export const handler = async (event: Event): Promise<void> => {};
         """,
-        "Repo Id Color Billing.total cache.get Base Base.run Base.stop handler",
+        "Repo Repo.get Id Color Billing.total cache.get Base Base.run Base.stop handler",
     ),
     "tsx": (
         "m.tsx",
@@ -206,7 +206,7 @@ CASES = {
         func (l *List[T]) Push(v T) {}
         func New() *Server { return &Server{} }
         """,
-        "Max ErrClosed Server Handler ID List Server.Start Server.Name List.Push New",
+        "Max ErrClosed Server Handler Handler.Serve ID List Server.Start Server.Name List.Push New",
     ),
     "rust": (
         "m.rs",
@@ -780,6 +780,112 @@ def test_cpp_methods_declared_in_their_class_are_prototypes_until_defined():
     ]
     inline = "class Box {\n  int size() const { return 1; }\n  void grow();\n};\n"
     assert prototypes_of("box.h", inline) == ["Box.grow"]
+
+
+# Declarations without a body beside ones with a body, in languages other than C's: only
+# the bodiless are prototypes. (path, source, the names that are.)
+BODILESS = {
+    "java": (
+        "Shape.java",
+        """
+        interface Shape { double area(); default int sides() { return 0; } }
+        abstract class Base { abstract void draw(); native void poke(); void show() {} }
+        """,
+        ["Shape.area", "Base.draw", "Base.poke"],
+    ),
+    "csharp": (
+        "Shape.cs",
+        """
+        interface IShape { double Area(); }
+        abstract class Base { public abstract void Draw(); public int Sides() => 0; }
+        """,
+        ["IShape.Area", "Base.Draw"],
+    ),
+    "kotlin": (
+        "Shape.kt",
+        """
+        interface Shape { fun area(): Double
+          fun sides() = 0 }
+        abstract class Base { abstract fun draw()
+          fun show() { } }
+        """,
+        ["Shape.area", "Base.draw"],
+    ),
+    "swift": (
+        "Shape.swift",
+        """
+        protocol Shape { func area() -> Double
+          init(size: Int) }
+        struct Square: Shape { func area() -> Double { return 1 } }
+        """,
+        ["Shape.area", "Shape.init"],
+    ),
+    "rust": (
+        "shape.rs",
+        """
+        trait Shape { fn area(&self) -> f64; fn sides(&self) -> u8 { 0 } }
+        extern "C" { fn c_area(x: f64) -> f64; }
+        """,
+        ["Shape.area", "c_area"],
+    ),
+    "typescript": (
+        "shape.ts",
+        """
+        interface Shape { area(): number; size: number }
+        abstract class Base { abstract draw(): void; show(): void {} }
+        class Grid { at(i: number): number; at(i: any) { return i; } }
+        declare function measure(x: number): number;
+        export function parse(x: string): number;
+        """,
+        ["Shape.area", "Base.draw", "measure", "parse"],
+    ),
+    "php": (
+        "Shape.php",
+        """
+        <?php
+        interface Shape { public function area(); }
+        abstract class Base { abstract protected function draw(); public function show() {} }
+        """,
+        ["Shape.area", "Base.draw"],
+    ),
+    "scala": (
+        "Shape.scala",
+        """
+        trait Shape { def area: Double
+          def sides: Int = 0 }
+        """,
+        ["Shape.area"],
+    ),
+    "go": (
+        "shape.go",
+        """
+        package shape
+        type Shape interface { Area() float64 }
+        func (s Square) Area() float64 { return 1 }
+        """,
+        ["Shape.Area"],
+    ),
+    "dart": (
+        "shape.dart",
+        """
+        abstract class Shape { double area(); int sides() => 0; }
+        """,
+        ["Shape.area"],
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(BODILESS))
+def test_declarations_without_a_body_are_prototypes_in_each_language(language):
+    # A query naming `area` wants the implementation first, not the interface's signature.
+    path, source, bodiless = BODILESS[language]
+    assert prototypes_of(path, source) == bodiless
+
+
+def test_a_typescript_overload_defined_in_the_same_chunk_is_a_definition():
+    source = "function pad(x: string): string;\nfunction pad(x: any) { return x; }\n"
+    assert symbols_of("pad.ts", source) == ["pad"]
+    assert prototypes_of("pad.ts", source) == []
 
 
 def test_objective_c_methods_of_an_interface_are_prototypes_and_implemented_ones_are_not():

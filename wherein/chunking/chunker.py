@@ -4,8 +4,9 @@ Code is parsed with tree-sitter and cut at top-level declarations. Small
 neighbours are merged up to a size bound (the chunk is labelled with all their
 names: for a small file that label is the module's only description). A large
 declaration is split at its nested children, each part remembering the
-enclosing header line(s) so an excerpt stays oriented. Markdown is cut at its
-headings; any other text falls back to windows of lines.
+enclosing header line(s) so an excerpt stays oriented; a doc comment opens the first
+part of what it documents, or, too long for that, names it in the comment's own parts.
+Markdown is cut at its headings; any other text falls back to windows of lines.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from wherein.chunking.languages import (
     definition_query,
@@ -77,7 +78,8 @@ class Chunk:
     kind: str  # "code" | "markdown" | "text"
     text: str
     header: str = ""  # enclosing declaration line(s) when the chunk is part of a split one
-    # Those of `symbols` declared here only without a body (`Declaration.prototype`).
+    # Those of `symbols` declared here only without a body (`Declaration.prototype`), or
+    # only documented here: a window of a doc comment too long to share a chunk with them.
     prototypes: tuple[str, ...] = ()
 
 
@@ -86,6 +88,8 @@ class _Span:
     start: int  # 0-based rows, inclusive
     end: int
     header_rows: tuple[int, ...] = ()
+    # The first row of the declaration whose doc comment the span holds, and nothing else.
+    documents: int = -1
 
 
 @dataclass(frozen=True)
@@ -99,8 +103,9 @@ class Declaration:
     for any query that named the project.
 
     A prototype (a query's @prototype: a C prototype, a method declared in its class, a
-    macro that only renames) is declared here and defined elsewhere: a header's copy of
-    each name must not outrank the definition it announces.
+    macro that only renames, an interface's or abstract method, a trait's bodiless `fn`, a
+    TypeScript overload) is declared here and defined elsewhere: a header's copy of each
+    name, or an interface's, must not outrank the definition it announces.
     """
 
     row: int
@@ -259,14 +264,59 @@ class _Cutter:
 
     def split(self, start: int, end: int, node, header_rows: tuple[int, ...]) -> list[_Span]:
         """Split an oversized unit at its body's children, or into line windows."""
+        top = node.start_point.row if node is not None else start
+        if top > start and not self.fits(start, top, MAX_CHUNK_LINES):
+            return self.long_lead(start, top, end, node, header_rows)
         body = _body_of(node) if node is not None else None
         children = _units(body, self.lines) if body is not None else []
         children = [(max(s, start), min(e, end), n) for s, e, n in children if e >= start]
         if len(children) < 2:
-            return [_Span(s, e, header_rows) for s, e in _window_rows(self.lines, start, end)]
+            return [_Span(s, e, header_rows) for s, e in self.lead_windows(start, top, end)]
         own_header = self.header_rows(node, body, children[0][0], max(node.start_point.row, start))
         inner = self.group(children, header_rows + own_header)
+        first, first_end, first_node = children[0]
+        if (
+            top > start
+            and first - start > MAX_HEADER_LINES
+            and not self.fits(start, inner[0].end, MAX_CHUNK_LINES)
+        ):
+            # A doc comment over the declaration, with the signature too long to be a
+            # header, would be cut into parts of its own, the comment's without a name: it
+            # opens the first part instead, counted in it, so that part stays in bounds; or,
+            # with the lines to the first part too many for one chunk, documents it. (A
+            # long signature alone keeps its parts: Python's bench fell when it took the
+            # room its class's short attributes had joined.)
+            if self.fits(start, first, MAX_CHUNK_LINES):
+                children[0] = (start, first_end, first_node)
+                inner = self.group(children, header_rows + own_header)
+            elif top > start:
+                return self.long_lead(start, top, end, node, header_rows)
         return self.cover(inner, start, end, header_rows, header_rows + own_header)
+
+    def long_lead(self, start: int, top: int, end: int, node, header_rows) -> list[_Span]:
+        """The parts of a unit whose lead (a doc comment with its examples) does not fit in
+        a chunk with the declaration's first part: windows of the lead, each documenting
+        the declaration (`_build` names it there as a prototype), the last joining the
+        declaration's first part where the two fit, then the declaration's parts."""
+        docs = [
+            _Span(s, e, header_rows, documents=top)
+            for s, e in _window_rows(self.lines, start, top - 1)
+        ]
+        parts = self.group([(top, end, node)], header_rows)
+        if self.fits(docs[-1].start, parts[0].end, MAX_CHUNK_LINES):
+            parts[0] = replace(parts[0], start=docs.pop().start)
+        return docs + parts
+
+    def lead_windows(self, start: int, top: int, end: int) -> list[tuple[int, int]]:
+        """Windows of start..end, a unit that cannot be split along its structure; a lead
+        before its declaration's first row `top` (its doc comment) opens the first window
+        with as much of the declaration as fits, not a window of comment alone."""
+        if top <= start:
+            return _window_rows(self.lines, start, end)
+        stop = top
+        while stop < end and self.fits(start, stop + 1, MAX_CHUNK_LINES):
+            stop += 1
+        return [(start, stop), *_window_rows(self.lines, stop + 1, end)]
 
     def cover(self, spans, start, end, outer, inner) -> list[_Span]:
         """The spans, widened so each line of start..end that is not blank is in one.
@@ -287,22 +337,22 @@ class _Cutter:
                 small = gap_end - row + 1 <= MAX_HEADER_LINES
                 if index == 0 and span is not None:  # before the first part: its header
                     if small or self.fits(row, span.end, MAX_CHUNK_LINES):
-                        span = _Span(row, span.end, outer)
+                        span = replace(span, start=row, header_rows=outer)
                     else:
                         out.extend(
                             _Span(s, e, outer) for s, e in _window_rows(self.lines, row, gap_end)
                         )
                 elif out and (small or self.fits(out[-1].start, gap_end, MAX_CHUNK_LINES)):
-                    out[-1] = _Span(out[-1].start, gap_end, out[-1].header_rows)
+                    out[-1] = replace(out[-1], end=gap_end)
                 elif span is not None and self.fits(row, span.end, MAX_CHUNK_LINES):
-                    span = _Span(row, span.end, span.header_rows)
+                    span = replace(span, start=row)
                 else:
                     header = outer if not out else inner
                     out.extend(
                         _Span(s, e, header) for s, e in _window_rows(self.lines, row, gap_end)
                     )
             elif index == 0 and span is not None:  # the first part holds the header lines
-                span = _Span(span.start, span.end, outer)
+                span = replace(span, header_rows=outer)
             if span is not None:
                 out.append(span)
                 row = span.end + 1
@@ -333,13 +383,13 @@ class _Cutter:
                     and self.fits(span.start, after.end, MAX_CHUNK_LINES)
                 ):
                     header = tuple(row for row in after.header_rows if row < span.start)
-                    pending[index + 1] = _Span(span.start, after.end, header)
+                    pending[index + 1] = replace(after, start=span.start, header_rows=header)
                     continue
                 # What it ends may fill a whole chunk; anything else joins only as
                 # neighbours merge (a lone last declaration keeps a chunk of its own).
                 limit = MAX_CHUNK_LINES if ends else MERGE_TARGET_LINES
                 if before is not None and self.fits(before.start, span.end, limit):
-                    out[-1] = _Span(before.start, span.end, before.header_rows)
+                    out[-1] = replace(before, end=span.end)
                     continue
             out.append(span)
         return out
@@ -610,15 +660,19 @@ def _macro_type_name(node):
 
 def _predicate(name: str, args, _pattern: int, captures) -> bool:
     """The queries' own predicates: `(#parent-type? @capture type ...)`, whether the
-    captured node's parent is of one of those types, and `(#holds-only? @capture type ...)`,
+    captured node's parent is of one of those types, `(#holds-only? @capture type ...)`,
     whether each of its named children is (an optional capture that matched nothing holds
-    nothing). Another name is refused."""
-    if name not in ("parent-type?", "holds-only?") or not args or args[0][1] != "capture":
+    nothing), and `(#holds-none? @capture type ...)`, whether none is (Kotlin's bodiless
+    `fun`: its body is a child no field names). Another name is refused."""
+    own = ("parent-type?", "holds-only?", "holds-none?")
+    if name not in own or not args or args[0][1] != "capture":
         return False
     types = {value for value, kind in args[1:] if kind == "string"}
     nodes = captures.get(args[0][0])
     if name == "holds-only?":
         return not nodes or all(child.type in types for child in nodes[0].named_children)
+    if name == "holds-none?":
+        return not nodes or not any(child.type in types for child in nodes[0].named_children)
     if not nodes or nodes[0].parent is None:
         return False
     return nodes[0].parent.type in types
@@ -641,10 +695,16 @@ def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
         else:
             first = bisect.bisect_left(rows, span.start)
             last = bisect.bisect_right(rows, span.end)
-            symbols = _symbols_in(definitions[first:last])
+            inside = definitions[first:last]
+            if span.documents >= 0:  # a doc comment names what it documents, without a body
+                first = bisect.bisect_left(rows, span.documents)
+                last = bisect.bisect_right(rows, span.documents)
+                inside += [replace(d, prototype=True) for d in definitions[first:last]]
+            symbols = _symbols_in(inside)
             if symbols:
-                prototypes = _prototypes_in(definitions[first:last], symbols)
-        header = "\n".join(lines[row] for row in span.header_rows)
+                prototypes = _prototypes_in(inside, symbols)
+        # A part that opens with its doc comment holds its declaration's lines itself.
+        header = "\n".join(lines[row] for row in span.header_rows if row < span.start)
         chunks.append(Chunk(span.start + 1, span.end + 1, symbols, kind, text, header, prototypes))
     return chunks
 

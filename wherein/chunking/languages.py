@@ -3,7 +3,8 @@
 The queries are data (`queries/<language>.scm`), loaded with importlib.resources,
 as aider keeps its tag queries. A grammar without a query file still chunks by
 structure; its chunks just carry no symbol names. Besides tree-sitter's own predicates a
-query may test a capture's parent, `(#parent-type? @capture type ...)` (`chunker._predicate`).
+query may test a capture's parent, `(#parent-type? @capture type ...)`, and the types of its
+children, `#holds-only?` and `#holds-none?` (`chunker._predicate`).
 """
 
 from __future__ import annotations

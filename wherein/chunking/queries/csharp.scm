@@ -20,3 +20,7 @@
    (modifier) @_modifier
    (variable_declaration (variable_declarator name: (identifier) @name))) @definition
  (#eq? @_modifier "const"))
+
+; A method without a body (an interface's, an abstract, partial or extern one) is a
+; @prototype: a query naming it wants the implementation first.
+(method_declaration !body) @prototype

@@ -36,3 +36,7 @@
 (program (initialized_identifier_list (initialized_identifier (identifier) @name) @definition))
 (declaration
   (static_final_declaration_list (static_final_declaration (identifier) @name) @definition))
+
+; A function, getter or setter written as a declaration has no body (an abstract method,
+; an `external` one): a @prototype, so a query naming it wants the implementation first.
+(declaration [(function_signature) (getter_signature) (setter_signature)] @prototype)

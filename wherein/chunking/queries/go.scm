@@ -18,3 +18,7 @@
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition))
 (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition)))
+
+; An interface's methods are named (`Handler.ServeHTTP`), as @prototype: a query naming
+; one wants a type's implementation first.
+(method_elem name: (field_identifier) @name) @definition @prototype

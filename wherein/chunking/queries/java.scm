@@ -14,3 +14,7 @@
    declarator: (variable_declarator name: (identifier) @name)) @definition
  (#match? @_modifiers "static")
  (#match? @_modifiers "final"))
+
+; A method without a body (an interface's, an abstract or native one) is a @prototype: a
+; query naming it wants the implementation first.
+(method_declaration !body) @prototype

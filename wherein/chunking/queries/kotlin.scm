@@ -17,3 +17,7 @@
    (modifiers (property_modifier) @_modifier)
    (variable_declaration (simple_identifier) @name)) @definition
  (#eq? @_modifier "const"))
+
+; A `fun` without a body (an interface's or an abstract one) is a @prototype: a query
+; naming it wants the implementation first.
+((function_declaration) @prototype (#holds-none? @prototype function_body))

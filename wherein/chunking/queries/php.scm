@@ -10,3 +10,7 @@
 (method_declaration name: (name) @name) @definition
 ; Constants: `const LIMIT = 10;` at file or class level.
 (const_element (name) @name) @definition
+
+; A method without a body (an interface's or an abstract one) is a @prototype: a query
+; naming it wants the implementation first.
+(method_declaration !body) @prototype

@@ -22,3 +22,7 @@
     (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
     (primitive_type) @name
   ]) @definition
+
+; A `fn` without a body (a trait's requirement, an `extern` block's import) is a
+; @prototype: a query naming it wants the implementation first.
+(function_signature_item) @prototype

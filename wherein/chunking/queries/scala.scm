@@ -15,3 +15,7 @@
   (#parent-type? @definition template_body compilation_unit))
 ((val_declaration name: (identifier) @name) @definition
   (#parent-type? @definition template_body))
+
+; An abstract `def` (a trait's, with no body) is a @prototype: a query naming it wants the
+; implementation first.
+(function_declaration) @prototype

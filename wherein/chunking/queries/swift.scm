@@ -11,3 +11,8 @@
 ; Top-level constants and variables.
 (source_file
   (property_declaration name: (pattern bound_identifier: (simple_identifier) @name)) @definition)
+
+; A protocol's requirements have no body: @prototype, so a query naming one wants the
+; implementation first.
+(protocol_function_declaration) @prototype
+(protocol_body (init_declaration) @prototype)

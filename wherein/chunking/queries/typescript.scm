@@ -14,10 +14,13 @@
 
 (function_declaration name: (identifier) @name) @definition
 (generator_function_declaration name: (identifier) @name) @definition
-(function_signature name: (identifier) @name) @definition
 (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition
-(abstract_method_signature
-  name: [(property_identifier) (private_property_identifier)] @name) @definition
+; Signatures without a body (an overload, `declare function`, an interface's or an abstract
+; method) are @prototype: a query naming one wants the implementation first.
+(function_signature name: (identifier) @name) @definition @prototype
+([(method_signature name: [(property_identifier) (private_property_identifier)] @name)
+  (abstract_method_signature
+    name: [(property_identifier) (private_property_identifier)] @name)] @definition @prototype)
 (public_field_definition
   name: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition
