@@ -54,9 +54,10 @@ def build(index_path: Path, repo: Path) -> Store:
 
 
 def _back_to_schema(store: Store, version: int) -> None:
-    """Mark the index as schema `version` wrote it (without the column schema 8 added), and
-    close it: the next open migrates it."""
-    store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")
+    """Mark the index as schema `version` wrote it (before 8, without the column schema 8
+    added), and close it: the next open migrates it."""
+    if version < 8:
+        store.conn.execute("ALTER TABLE chunks DROP COLUMN prototypes")
     store.conn.execute(f"PRAGMA user_version = {version}")
     store.close()
 
@@ -406,3 +407,32 @@ def test_an_index_of_schema_7_learns_which_names_its_c_family_chunks_declare_wit
         ("ring.h", ("ring_push",)),
         ("ring.py", ()),
     ]
+
+
+def test_an_index_of_schema_8_chunks_documented_and_newly_named_code_again(index_path, tmp_path):
+    files = {
+        "Lexer.java": "interface Lexer {\n    Token next();\n}\n",
+        "slug.nim": "proc slugify*(s: string): string =\n  result = s\n",
+        "ops.ts": "/** Runs the op. */\nexport function run(): void {}\n",
+        "README.md": "# Lexer\n",
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    store = build(index_path, repo)
+    # As the chunker before schema 9 left them: no prototypes, Nim plain text, and the doc
+    # comment a part of its own, under stats that hold.
+    store.conn.execute("UPDATE chunks SET symbols = '[]', prototypes = '[]'")
+    store.conn.execute("UPDATE files SET language = 'text' WHERE path = 'slug.nim'")
+    _back_to_schema(store, 8)
+
+    store = open_store(index_path)
+    report = refresh_index(store, [Root(repo)], max_file_bytes=LIMIT)
+    assert report.files_changed == 3  # every file but markdown
+    rows = store.chunk_rows([cid for (cid,) in store.conn.execute("SELECT id FROM chunks")])
+    named = sorted((row.path, row.symbols, row.prototypes, row.start_line) for row in rows.values())
+    assert named == [
+        ("Lexer.java", ("Lexer", "Lexer.next"), ("Lexer.next",), 1),
+        ("README.md", (), (), 1),
+        ("ops.ts", ("run",), (), 1),
+        ("slug.nim", ("slugify",), (), 1),
+    ]
+    assert dict(store.conn.execute("SELECT path, language FROM files"))["slug.nim"] == "nim"

@@ -160,6 +160,19 @@ def m008_rechunk_code(conn: sqlite3.Connection) -> None:
     )
 
 
+def m009_rechunk_documented_code(conn: sqlite3.Connection) -> None:
+    """Every file but markdown is chunked again, as this release chunks it: a declaration's doc
+    comment opens its first part (a comment too long to share one is cut into parts that name
+    what they document, as prototypes), a declaration without a body is a prototype in Java,
+    C#, Kotlin, Swift, Rust, TypeScript, PHP, Scala, Dart and Go (TypeScript's method
+    signatures and Go's interface methods are named now), Perl, Erlang, OCaml, Nim and Clojure
+    name their declarations, Nim and ClojureScript files are no longer plain text, OCaml
+    interfaces are read with their own grammar, and a file whose header says it was generated
+    is skipped. Each file is marked changed; a chunk keeps its vectors wherever its embedded
+    text is the same."""
+    conn.execute("UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language != 'markdown'")
+
+
 MIGRATIONS: list[Migration] = [
     m001_create_tables,
     m002_pending_flag,
@@ -169,4 +182,5 @@ MIGRATIONS: list[Migration] = [
     m006_vector_rows,
     m007_rechunk_changed_languages,
     m008_rechunk_code,
+    m009_rechunk_documented_code,
 ]
