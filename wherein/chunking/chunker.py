@@ -16,6 +16,7 @@ import itertools
 import re
 from dataclasses import dataclass, replace
 
+from wherein.chunking.conditionals import CONDITIONAL_GRAMMARS, without_conditionals
 from wherein.chunking.languages import (
     definition_query,
     grammar_of,
@@ -129,11 +130,14 @@ def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
         return language or "text", _text_windows(lines)
     if grammar in QUADRATIC_LINE_LANGUAGES and max(map(len, lines)) > PARSE_MAX_LINE_CHARS:
         return language, _text_windows(lines)
-    tree = parse_in_time(parser, text.encode("utf-8", errors="surrogatepass"))
+    data = text.encode("utf-8", errors="surrogatepass")
+    tree = parse_in_time(parser, data)
     if tree is None:  # a parse that fell too far behind its input: hostile, or data
         return language, _text_windows(lines)
     try:
         definitions = _definitions(tree.root_node, grammar, text)
+        if grammar in CONDITIONAL_GRAMMARS and tree.root_node.has_error:
+            tree, definitions = _named_around_conditionals(parser, grammar, data, tree, definitions)
         cutter = _Cutter(lines)
         spans = cutter.cover(
             cutter.group(_units(tree.root_node, lines), ()), 0, len(lines) - 1, (), ()
@@ -142,6 +146,18 @@ def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
     except RecursionError:  # nested past what the cutter's recursion reaches
         return language, _text_windows(lines)
     return language, _build(lines, spans, definitions, "code")
+
+
+def _named_around_conditionals(parser, grammar: str, data: bytes, tree, definitions):
+    """The parse of `data` with its conditional lines blanked, and its declarations, when it
+    names more than `tree` did; else `tree` and `definitions` (`wherein.chunking.conditionals`)."""
+    blanked = without_conditionals(data)
+    again = None if blanked is None else parse_in_time(parser, blanked)
+    if again is None:
+        return tree, definitions
+    text = blanked.decode("utf-8", errors="surrogatepass")
+    named = _definitions(again.root_node, grammar, text)
+    return (again, named) if len(named) > len(definitions) else (tree, definitions)
 
 
 def _text_windows(lines: list[str]) -> list[Chunk]:

@@ -167,8 +167,9 @@ def m009_rechunk_documented_code(conn: sqlite3.Connection) -> None:
     C#, Kotlin, Swift, Rust, TypeScript, PHP, Scala, Dart and Go (TypeScript's method
     signatures and Go's interface methods are named now), Perl, Erlang, OCaml, Nim and Clojure
     name their declarations, Nim and ClojureScript files are no longer plain text, OCaml
-    interfaces are read with their own grammar, and a file whose header says it was generated
-    is skipped. Each file is marked changed; a chunk keeps its vectors wherever its embedded
+    interfaces are read with their own grammar, a Swift or Objective-C file whose `#if` the
+    grammar could not place keeps its names, and a file whose header says it was generated is
+    skipped. Each file is marked changed; a chunk keeps its vectors wherever its embedded
     text is the same."""
     conn.execute("UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language != 'markdown'")
 
