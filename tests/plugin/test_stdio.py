@@ -20,7 +20,8 @@ from wherein.plugin.schema import result_schema
 RESPONSE_DEADLINE_S = 120
 
 # `wherein serve`, with the search wrapped by a noisy "library" that prints (buffered) and
-# writes straight to fd 1, as native code might: neither may reach the protocol stream.
+# writes straight to fd 1, as native code might: neither may reach the protocol stream. It
+# reads fd 0 too, as a child process might: it must meet its end, not the client's messages.
 NOISY_SERVE = """
 import os, sys
 import wherein.plugin.tool as tool
@@ -28,6 +29,7 @@ real = tool.run_search
 def noisy(*args, **kwargs):
     print("stray print from a library")
     os.write(1, b"stray bytes on fd 1\\n")
+    print("fd 0 gave", os.read(0, 100), file=sys.stderr)
     return real(*args, **kwargs)
 tool.run_search = noisy
 from wherein.cli import main
@@ -142,6 +144,7 @@ def test_serve_over_stdio_writes_only_protocol_to_stdout(repo, tmp_path):
     assert indexed["structuredContent"]["job"]["state"] == "done"
     assert "recall session" in stderr
     assert "stray print from a library" in stderr and "stray bytes on fd 1" in stderr
+    assert "fd 0 gave b''" in stderr
 
 
 MALFORMED = [

@@ -35,10 +35,8 @@ def malformed_answer(error: Exception) -> SessionMessage:
     if any(problem["type"] == "json_invalid" for problem in problems):
         code, message = types.PARSE_ERROR, "Parse error: the line is not JSON."
     elif any(_unusable_id_of(problem.get("input")) for problem in problems):
-        code, message = (
-            types.INVALID_REQUEST,
-            ("Invalid request: an MCP request's id must be a string or an integer."),
-        )
+        code = types.INVALID_REQUEST
+        message = "Invalid request: an MCP request's id must be a string or an integer."
     else:
         code, message = types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message."
     answer = types.JSONRPCError(
