@@ -238,9 +238,11 @@ CASES = {
             record Item(String sku) {}
             enum Kind { A }
         }
-        interface Listener { void changed(); }
+        interface Listener { int MAX = 3; void changed(); }
+        @interface Tag { String value(); }
         """,
-        "Shop Shop.LIMIT Shop.Shop Shop.buy Shop.Item Shop.Kind Listener Listener.changed",
+        "Shop Shop.LIMIT Shop.count Shop.Shop Shop.buy Shop.Item Shop.Kind Shop.Kind.A"
+        " Listener Listener.MAX Listener.changed Tag Tag.value",
     ),
     "c": (
         "m.c",
