@@ -366,11 +366,16 @@ CASES = {
         namespace App;
         const LIMIT = 3;
         trait Logs { function log() {} }
-        class Mailer { const MAX = 5; public function send() { $local = 1; } }
+        class Mailer {
+            const MAX = 5;
+            /** @var Handler[] */
+            protected $handlers;
+            public function send() { $local = 1; }
+        }
         enum Suit { case Hearts; }
         function helper() {}
         """,
-        "LIMIT Logs Logs.log Mailer Mailer.MAX Mailer.send Suit helper",
+        "LIMIT Logs Logs.log Mailer Mailer.MAX Mailer.handlers Mailer.send Suit helper",
     ),
     "kotlin": (
         "m.kt",
