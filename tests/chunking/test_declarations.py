@@ -383,6 +383,7 @@ CASES = {
         const val MAX = 3
         typealias Handler = (Int) -> Unit
         class Service {
+            private val retries = 3
             fun run() { val local = 1 }
             companion object {
                 const val TAG = "svc"
@@ -393,7 +394,8 @@ CASES = {
         }
         fun String.shout(): String = uppercase()
         """,
-        "MAX Handler Service Service.run Service.TAG Registry Registry.register String.shout",
+        "MAX Handler Service Service.retries Service.run Service.TAG Registry Registry.register"
+        " String.shout",
     ),
     "swift": (
         "m.swift",
