@@ -238,9 +238,11 @@ CASES = {
             record Item(String sku) {}
             enum Kind { A }
         }
-        interface Listener { void changed(); }
+        interface Listener { int MAX = 3; void changed(); }
+        @interface Tag { String value(); }
         """,
-        "Shop Shop.LIMIT Shop.Shop Shop.buy Shop.Item Shop.Kind Listener Listener.changed",
+        "Shop Shop.LIMIT Shop.count Shop.Shop Shop.buy Shop.Item Shop.Kind Shop.Kind.A"
+        " Listener Listener.MAX Listener.changed Tag Tag.value",
     ),
     "c": (
         "m.c",
@@ -364,11 +366,16 @@ CASES = {
         namespace App;
         const LIMIT = 3;
         trait Logs { function log() {} }
-        class Mailer { const MAX = 5; public function send() { $local = 1; } }
+        class Mailer {
+            const MAX = 5;
+            /** @var Handler[] */
+            protected $handlers;
+            public function send() { $local = 1; }
+        }
         enum Suit { case Hearts; }
         function helper() {}
         """,
-        "LIMIT Logs Logs.log Mailer Mailer.MAX Mailer.send Suit helper",
+        "LIMIT Logs Logs.log Mailer Mailer.MAX Mailer.handlers Mailer.send Suit helper",
     ),
     "kotlin": (
         "m.kt",
@@ -376,6 +383,7 @@ CASES = {
         const val MAX = 3
         typealias Handler = (Int) -> Unit
         class Service {
+            private val retries = 3
             fun run() { val local = 1 }
             companion object {
                 const val TAG = "svc"
@@ -386,7 +394,8 @@ CASES = {
         }
         fun String.shout(): String = uppercase()
         """,
-        "MAX Handler Service Service.run Service.TAG Registry Registry.register String.shout",
+        "MAX Handler Service Service.retries Service.run Service.TAG Registry Registry.register"
+        " String.shout",
     ),
     "swift": (
         "m.swift",

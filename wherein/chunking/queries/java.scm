@@ -8,12 +8,13 @@
 (constructor_declaration name: (identifier) @name) @definition
 (compact_constructor_declaration name: (identifier) @name) @definition
 
-; Constants: `static final` fields.
-((field_declaration
-   (modifiers) @_modifiers
-   declarator: (variable_declarator name: (identifier) @name)) @definition
- (#match? @_modifiers "static")
- (#match? @_modifiers "final"))
+; Fields, constants or not (`private Handler handler;`, a lambda held in a field): a
+; question naming one wants its declaration. Locals are another node type.
+(field_declaration declarator: (variable_declarator name: (identifier) @name)) @definition
+(constant_declaration declarator: (variable_declarator name: (identifier) @name)) @definition
+; An enum's constants (`Kind.FAST`) and an `@interface`'s elements (`Marker.value`).
+(enum_constant name: (identifier) @name) @definition
+(annotation_type_element_declaration name: (identifier) @name) @definition
 
 ; A method without a body (an interface's, an abstract or native one) is a @prototype: a
 ; query naming it wants the implementation first.

@@ -18,6 +18,8 @@
    (variable_declaration (simple_identifier) @name)) @definition
  (#eq? @_modifier "const"))
 
+; A class's properties: a question naming one wants its declaration.
+(class_body (property_declaration (variable_declaration (simple_identifier) @name)) @definition)
 ; A `fun` without a body (an interface's or an abstract one) is a @prototype: a query
 ; naming it wants the implementation first.
 ((function_declaration) @prototype (#holds-none? @prototype function_body))

@@ -11,6 +11,10 @@
 ; Constants: `const LIMIT = 10;` at file or class level.
 (const_element (name) @name) @definition
 
+; Properties (`protected $handlers;`): a question naming one wants its declaration, and
+; its docblock is named with it.
+(property_declaration (property_element name: (variable_name (name) @name))) @definition
+
 ; A method without a body (an interface's or an abstract one) is a @prototype: a query
 ; naming it wants the implementation first.
 (method_declaration !body) @prototype
