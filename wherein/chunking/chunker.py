@@ -257,6 +257,7 @@ class _Cutter:
         # The outermost functions an error swallowed (`wherein.chunking.unclosed`): each a
         # unit of its error's, split at what lies in it under its own header.
         self.unclosed = _outermost(unclosed or [])
+        self.unclosed_ends = [u.end for u in self.unclosed]
         # Prefix sums of line lengths: `chars` is asked for every candidate merge.
         self.offsets = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
 
@@ -289,11 +290,17 @@ class _Cutter:
     def units(self, parent) -> list[tuple[int, int, object]]:
         """`_units` of the parent; of an error, with each function it swallowed one unit."""
         units = _units(parent, self.lines)
-        if parent.type != "ERROR" or not self.unclosed:
-            return units
-        first, last = parent.start_point.row, _end_row(parent)
-        inside = [u for u in self.unclosed if first <= u.start and u.end <= last]
+        inside = self.swallowed_by(parent)
         return _with_unclosed(units, inside) if inside else units
+
+    def swallowed_by(self, node) -> list[Unclosed]:
+        """The functions lying in `node` when it is an error (found by bisection: a file's
+        errors are many, and so may its functions be)."""
+        if node.type != "ERROR" or not self.unclosed:
+            return []
+        first = bisect.bisect_right(self.unclosed_ends, node.start_point.row - 1)
+        last = bisect.bisect_right(self.unclosed_ends, _end_row(node))
+        return [u for u in self.unclosed[first:last] if u.start >= node.start_point.row]
 
     def split(self, start: int, end: int, node, header_rows: tuple[int, ...]) -> list[_Span]:
         """Split an oversized unit at its body's children, or into line windows."""
@@ -303,7 +310,7 @@ class _Cutter:
         if top > start and not self.fits(start, top, MAX_CHUNK_LINES):
             return self.long_lead(start, top, end, node, header_rows)
         body = _body_of(node) if node is not None else None
-        if body is not None and node.type == "ERROR" and self.unclosed:
+        if body is not None and self.swallowed_by(node):
             body = node  # its swallowed functions are its parts, not its largest child's
         children = self.units(body) if body is not None else []
         children = [
@@ -336,10 +343,11 @@ class _Cutter:
         """The parts of a function an error swallowed: what lies in its body, each part
         under its header line, the header and its comment opening the first."""
         own = (*header_rows, node.function.row)
-        if len(node.units) < 2:
+        parts = [(max(s, start), min(e, end), n) for s, e, n in node.units if s <= end]
+        if len(parts) < 2:
             windows = _window_rows(self.lines, start, end)
             return [_Span(s, e, header_rows if s <= node.function.row else own) for s, e in windows]
-        return self.cover(self.group(node.units, own), start, end, header_rows, own)
+        return self.cover(self.group(parts, own), start, end, header_rows, own)
 
     def long_lead(self, start: int, top: int, end: int, node, header_rows) -> list[_Span]:
         """The parts of a unit whose lead (a doc comment with its examples) does not fit in
