@@ -10,8 +10,11 @@ is still that function's header, and the function runs to the `}` at the header'
 indentation, or until a line dedented past it or the next header at its indentation or
 less. One pass over the error's lines, with a stack of open headers: linear in them.
 
-Only Bash for now: its headers are whole lines nothing else looks like. C's macros, Swift's
-and Kotlin's errors kept their declarations named (the query finds them inside the errors).
+Only Bash for now: its headers are whole lines nothing else looks like. Elsewhere the query
+still finds most declarations inside the errors: of the functions in libxml2's C files with
+an error, 37 of 1,658 went unnamed (macros in their signatures); of expo's Kotlin, the
+classes of one file; of its Swift, none seen. Their headers span lines, in shapes a line
+pattern would misread.
 """
 
 from __future__ import annotations
