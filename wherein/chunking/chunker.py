@@ -26,6 +26,7 @@ from wherein.chunking.languages import (
 )
 from wherein.chunking.markdown import heading_rows, heading_text
 from wherein.chunking.timed_parse import parse_in_time
+from wherein.chunking.unclosed import Unclosed, unclosed_functions
 
 __all__ = ["Chunk", "Declaration", "chunk_source", "declarations"]
 
@@ -138,9 +139,13 @@ def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
         definitions = _definitions(tree.root_node, grammar, text)
         if grammar in CONDITIONAL_GRAMMARS and tree.root_node.has_error:
             tree, definitions = _named_around_conditionals(parser, grammar, data, tree, definitions)
-        cutter = _Cutter(lines)
+        unclosed = unclosed_functions(tree.root_node, lines, grammar, {d.row for d in definitions})
+        if unclosed:
+            found = [Declaration(u.row, u.name, 0) for u in unclosed]
+            definitions = sorted([*definitions, *found], key=lambda d: (d.row, d.depth))
+        cutter = _Cutter(lines, unclosed)
         spans = cutter.cover(
-            cutter.group(_units(tree.root_node, lines), ()), 0, len(lines) - 1, (), ()
+            cutter.group(cutter.units(tree.root_node), ()), 0, len(lines) - 1, (), ()
         )
         spans = cutter.without_slivers(spans)
     except RecursionError:  # nested past what the cutter's recursion reaches
@@ -247,8 +252,12 @@ def _leads(node) -> bool:
 class _Cutter:
     """Groups sibling units into chunks, splitting any unit that is too large."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], unclosed: list[Unclosed] | None = None) -> None:
         self.lines = lines
+        # The outermost functions an error swallowed (`wherein.chunking.unclosed`): each a
+        # unit of its error's, split at what lies in it under its own header.
+        self.unclosed = _outermost(unclosed or [])
+        self.unclosed_ends = [u.end for u in self.unclosed]
         # Prefix sums of line lengths: `chars` is asked for every candidate merge.
         self.offsets = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
 
@@ -278,14 +287,35 @@ class _Cutter:
             spans.append(_Span(current[0], current[1], header_rows))
         return spans
 
+    def units(self, parent) -> list[tuple[int, int, object]]:
+        """`_units` of the parent; of an error, with each function it swallowed one unit."""
+        units = _units(parent, self.lines)
+        inside = self.swallowed_by(parent)
+        return _with_unclosed(units, inside) if inside else units
+
+    def swallowed_by(self, node) -> list[Unclosed]:
+        """The functions lying in `node` when it is an error (found by bisection: a file's
+        errors are many, and so may its functions be)."""
+        if node.type != "ERROR" or not self.unclosed:
+            return []
+        first = bisect.bisect_right(self.unclosed_ends, node.start_point.row - 1)
+        last = bisect.bisect_right(self.unclosed_ends, _end_row(node))
+        return [u for u in self.unclosed[first:last] if u.start >= node.start_point.row]
+
     def split(self, start: int, end: int, node, header_rows: tuple[int, ...]) -> list[_Span]:
         """Split an oversized unit at its body's children, or into line windows."""
+        if isinstance(node, _Swallowed):
+            return self.split_swallowed(start, end, node, header_rows)
         top = node.start_point.row if node is not None else start
         if top > start and not self.fits(start, top, MAX_CHUNK_LINES):
             return self.long_lead(start, top, end, node, header_rows)
         body = _body_of(node) if node is not None else None
-        children = _units(body, self.lines) if body is not None else []
-        children = [(max(s, start), min(e, end), n) for s, e, n in children if e >= start]
+        if body is not None and self.swallowed_by(node):
+            body = node  # its swallowed functions are its parts, not its largest child's
+        children = self.units(body) if body is not None else []
+        children = [
+            (max(s, start), min(e, end), n) for s, e, n in children if e >= start and s <= end
+        ]
         if len(children) < 2:
             return [_Span(s, e, header_rows) for s, e in self.lead_windows(start, top, end)]
         own_header = self.header_rows(node, body, children[0][0], max(node.start_point.row, start))
@@ -308,6 +338,16 @@ class _Cutter:
             elif top > start:
                 return self.long_lead(start, top, end, node, header_rows)
         return self.cover(inner, start, end, header_rows, header_rows + own_header)
+
+    def split_swallowed(self, start: int, end: int, node, header_rows) -> list[_Span]:
+        """The parts of a function an error swallowed: what lies in its body, each part
+        under its header line, the header and its comment opening the first."""
+        own = (*header_rows, node.function.row)
+        parts = [(max(s, start), min(e, end), n) for s, e, n in node.units if s <= end]
+        if len(parts) < 2:
+            windows = _window_rows(self.lines, start, end)
+            return [_Span(s, e, header_rows if s <= node.function.row else own) for s, e in windows]
+        return self.cover(self.group(parts, own), start, end, header_rows, own)
 
     def long_lead(self, start: int, top: int, end: int, node, header_rows) -> list[_Span]:
         """The parts of a unit whose lead (a doc comment with its examples) does not fit in
@@ -446,6 +486,47 @@ class _Cutter:
 
 
 _BRACKETS = " \t\r{}()[]:;,"
+
+
+@dataclass(frozen=True)
+class _Swallowed:
+    """The unit of a function an error swallowed: the function, and the units in its body."""
+
+    function: Unclosed
+    units: tuple
+
+
+def _outermost(unclosed: list[Unclosed]) -> list[Unclosed]:
+    """Those of the functions (in file order) no other one holds."""
+    out: list[Unclosed] = []
+    for function in unclosed:
+        if not out or function.start > out[-1].end:
+            out.append(function)
+    return out
+
+
+def _with_unclosed(units, functions: list[Unclosed]) -> list[tuple[int, int, object]]:
+    """The units with each of the functions (in file order, none in another) one unit: those
+    starting in its body are its parts (cut at its end), one reaching into it ends before it.
+    Rows left in no unit are covered as gaps."""
+    out: list[tuple[int, int, object]] = []
+    index = 0
+    for function in functions:
+        while index < len(units) and units[index][0] < function.start:
+            start, end, node = units[index]
+            out.append((start, min(end, function.start - 1), node))
+            index += 1
+        parts = []
+        while index < len(units) and units[index][0] <= function.end:
+            start, end, node = units[index]
+            if start > function.body:
+                parts.append((start, min(end, function.end), node))
+            index += 1
+        out.append((function.start, function.end, _Swallowed(function, tuple(parts))))
+    # A unit reaching past the last function would overlap what follows it: units after it
+    # start later still, and those that begin inside a function were taken above.
+    out.extend(units[index:])
+    return out
 
 
 def _is_container(node) -> bool:
