@@ -169,7 +169,7 @@ def m009_rechunk_documented_code(conn: sqlite3.Connection) -> None:
     PHP's and Kotlin's properties are named, Perl, Erlang, OCaml, Nim and Clojure name their
     declarations, Nim and ClojureScript files are no longer plain text, OCaml
     interfaces are read with their own grammar, a Swift or Objective-C file whose `#if` the
-    grammar could not place keeps its names, and a file whose header says it was generated is
+    grammar could not place keeps its names, so does a Bash function a parse error swallowed, and a file whose header says it was generated is
     skipped. Each file is marked changed; a chunk keeps its vectors wherever its embedded
     text is the same."""
     conn.execute("UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language != 'markdown'")
