@@ -520,7 +520,7 @@ CASES = {
         };
         fn helper() void {}
         """,
-        "std Point Point.init helper",
+        "Point Point.init helper",
     ),
 }
 
@@ -931,6 +931,14 @@ def test_objective_c_methods_of_an_interface_are_prototypes_and_implemented_ones
         ),
         ("app.ts", "const path = require('path');\nexport const ROOT = path.sep;\n", ["ROOT"]),
         ("app.lua", 'local json = require "cjson"\nlocal M = {}\nreturn M\n', ["M"]),
+        (
+            "app.zig",
+            'const std = @import("std");\nconst Allocator = std.mem.Allocator;\n'
+            'pub const List = @import("list.zig").List;\nconst LIMIT = 10;\n'
+            'const Pool = struct {\n    const inner = @import("inner.zig");\n};\n'
+            "fn serve() void {}\n",
+            ["LIMIT", "Pool", "serve"],
+        ),
     ],
 )
 def test_a_module_bound_to_a_name_is_no_declaration(path, source, names):
