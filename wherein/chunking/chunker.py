@@ -138,7 +138,9 @@ def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
     try:
         definitions = _definitions(tree.root_node, grammar, text)
         if grammar in CONDITIONAL_GRAMMARS and tree.root_node.has_error:
-            tree, definitions = _named_around_conditionals(parser, grammar, data, tree, definitions)
+            again = _named_around_conditionals(parser, grammar, data, text, definitions)
+            if again is not None:
+                tree, definitions = again
         unclosed = unclosed_functions(tree.root_node, lines, grammar, {d.row for d in definitions})
         if unclosed:
             found = [Declaration(u.row, u.name, 0) for u in unclosed]
@@ -153,16 +155,17 @@ def chunk_source(path: str, text: str) -> tuple[str, list[Chunk]]:
     return language, _build(lines, spans, definitions, "code")
 
 
-def _named_around_conditionals(parser, grammar: str, data: bytes, tree, definitions):
-    """The parse of `data` with its conditional lines blanked, and its declarations, when it
-    names more than `tree` did; else `tree` and `definitions` (`wherein.chunking.conditionals`)."""
+def _named_around_conditionals(parser, grammar: str, data: bytes, text: str, definitions):
+    """The parse of `data` (`text` encoded) with its conditional lines blanked and its
+    declarations, when it names more than `definitions`; else None
+    (`wherein.chunking.conditionals`). `_definitions` reads its guard, the nesting of braces,
+    off `text`: blanking changes no brace that matters to it."""
     blanked = without_conditionals(data)
     again = None if blanked is None else parse_in_time(parser, blanked)
     if again is None:
-        return tree, definitions
-    text = blanked.decode("utf-8", errors="surrogatepass")
+        return None
     named = _definitions(again.root_node, grammar, text)
-    return (again, named) if len(named) > len(definitions) else (tree, definitions)
+    return (again, named) if len(named) > len(definitions) else None
 
 
 def _text_windows(lines: list[str]) -> list[Chunk]:

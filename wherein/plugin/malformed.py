@@ -56,11 +56,14 @@ def _request_id(problems: list[Any]) -> int | str | None:
         given = problem.get("input")
         if problem.get("type") == "json_invalid" and isinstance(given, (str, bytes)):
             given = _loaded(given)
-        if isinstance(given, dict):
-            found = given.get("id")
-            if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)):
-                return found
+        if isinstance(given, dict) and _usable_id(given.get("id")):
+            return given["id"]
     return None
+
+
+def _usable_id(value: Any) -> bool:
+    """Whether `value` is an id MCP allows: a string or an integer (a bool is no integer)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 # What `checked_line` puts in place of a request whose id MCP does not allow: no JSON-RPC
@@ -78,7 +81,7 @@ def checked_line(line: str) -> str:
     if not isinstance(message, dict) or "id" not in message or "method" not in message:
         return line
     found, method = message["id"], message["method"]
-    if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)):
+    if _usable_id(found):
         return line
     if found is None and isinstance(method, str) and method.startswith("notifications/"):
         return line
