@@ -7,6 +7,7 @@ import textwrap
 import pytest
 
 from wherein.chunking import chunk_source
+from wherein.ranking.signals import in_test_module
 
 
 def symbols_of(path: str, source: str) -> list[str]:
@@ -946,3 +947,23 @@ def test_a_module_bound_to_a_name_is_no_declaration(path, source, names):
     # of `express`, first for any question that named the module.
     _language, chunks = chunk_source(path, source)
     assert [name for chunk in chunks for name in chunk.symbols] == names
+
+
+def test_a_zig_test_is_named_inside_test_so_ranking_can_tell_it_from_code():
+    # Zig writes a file's tests in the file: named `test.<name>`, they take the penalty of
+    # tests kept beside the code (`in_test_module`), where unnamed they ranked as code.
+    source = (
+        "fn parseHeader(line: []const u8) !Header {\n"
+        + "    // cut the line at its colon\n" * 30
+        + "    return error.Invalid;\n}\n\n"
+        'test "std.http: parse a header" {\n'
+        + '    _ = try parseHeader("a: b");\n'
+        * 30
+        + '}\n\ntest parseHeader {\n    _ = try parseHeader("c: d");\n}\n\n'
+        "test {\n    _ = parseHeader;\n}\n"
+    )
+    _language, chunks = chunk_source("http.zig", source)
+    named = [name for chunk in chunks for name in chunk.symbols]
+    assert named == ["parseHeader", 'test."std.http: parse a header"', "test.parseHeader"]
+    tests = [chunk for chunk in chunks if chunk.symbols and chunk.symbols[0].startswith("test.")]
+    assert tests and all(in_test_module(chunk.symbols) for chunk in tests)

@@ -14,3 +14,8 @@
   (VarDecl variable_type_function: (IDENTIFIER) @name)
 ]) @definition
  (#not-match? @definition "^(const|var)\\s+[A-Za-z_][A-Za-z0-9_]*\\s*=\\s*(@import\\s*\\(\\s*\"[^\"]*\"\\s*\\)|[A-Za-z_][A-Za-z0-9_]*)(\\s*\\.\\s*[A-Za-z_][A-Za-z0-9_]*)*\\s*;$"))
+; A test is named `test."what it tests"` (or `test.name` for a test of one declaration), so
+; ranking can tell it from the code beside it (a test inside a module named `test`, as
+; Rust's `mod tests`): Zig writes its tests in the source file they test. A test with no
+; name is left to its neighbours.
+(TestDecl "test" @receiver [(STRINGLITERALSINGLE) (IDENTIFIER)] @name) @definition
