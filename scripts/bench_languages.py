@@ -1,22 +1,25 @@
-"""Other languages' probe: 147 questions over 19 workspaces in 19 languages other than Python.
+"""Other languages' probe: 181 questions over 23 workspaces in 23 languages other than Python.
 
 `scripts/language_questions.tsv` holds the questions, tab-separated: workspace, question,
 expected path (relative to the workspace), start line, end line. They were written by reading
-the code of each workspace: Bash, C, C++, C#, Clojure, Erlang, Go, Java, JavaScript, Kotlin,
-Lua, Nim, OCaml, Perl, PHP, Ruby, Rust, Swift and TypeScript, cut from 18 published packages
-(Debian packages and npm tarballs, at exact versions; expo-modules-core gives both the
-Kotlin and the Swift workspace). It is a development probe, not the judged set: read it to
-see whether a change helps or hurts other languages, and do not tune to it (147 questions,
-6 to 9 a workspace, move in steps of ~0.01).
+the code of each workspace: Bash, C, C++, C#, Clojure, Elixir, Erlang, Go, Haskell, Java,
+JavaScript, Kotlin, Lua, Nim, OCaml, Perl, PHP, Ruby, Rust, Scala, Swift, TypeScript and Zig,
+cut from 22 published packages (Debian packages, Debian source tarballs, npm tarballs and a
+PyPI wheel, at exact versions; expo-modules-core gives both the Kotlin and the Swift
+workspace). It is a development probe, not the judged set: read it to see whether a change
+helps or hurts other languages, and do not tune to it (181 questions, 6 to 9 a workspace,
+move in steps of ~0.01).
 
 Two steps:
 
 - `fetch --into DIR` downloads each package (`apt-get download NAME=VERSION`, `npm pack
-  NAME@VERSION`) into DIR/dl, unpacks it under DIR/src (`dpkg-deb -x`, `tar -xzf`; a tarball
-  or jar inside it too, where a workspace was cut from one), copies the folder each workspace
-  was cut from to DIR/ws/<name> (symbolic links kept as links: wherein skips them), then
-  checks each workspace's tree against the fingerprint of the one the questions were written
-  on, and that every expected path exists and holds its start line.
+  NAME@VERSION`, a source tarball straight from the Debian pool over HTTP, a wheel by `pip
+  download NAME==VERSION --platform TAG`) into DIR/dl, unpacks it under DIR/src (`dpkg-deb
+  -x`, `tar -xf`, the wheel as the zip it is; a tarball or jar inside it too, where a
+  workspace was cut from one), copies the folder each workspace was cut from to
+  DIR/ws/<name> (symbolic links kept as links: wherein skips them), then checks each
+  workspace's tree against the fingerprint of the one the questions were written on, and
+  that every expected path exists and holds its start line.
   An archive already in DIR/dl with the expected checksum is not downloaded again: put one
   there by hand when its version has left the Debian mirrors (snapshot.debian.org has them).
 - `run --root DIR` asks each question with a fresh `wherein search QUESTION --json --workspace
@@ -40,7 +43,9 @@ wherein was run on them): span MRR 0.369 / file MRR 0.781 on the code before the
 had declaration queries, 0.426 / 0.754 after; with the stub penalty on OCaml's `.mli` and
 the other changes of that release, 0.431 / 0.814, and 0.641 / 0.884 on the first 106.
 The Java workspace (react-native-svg's Android sources, 8 questions written before wherein
-was run on it) came last: span MRR 0.562 / file MRR 0.875 on the code it was added with.
+was run on it) came next: span MRR 0.562 / file MRR 0.875 on the code it was added with.
+The Elixir (Mix), Haskell (xmonad), Scala (the immutable collections) and Zig (std.compress)
+workspaces came last: 34 questions written before wherein was run on them.
 """
 
 from __future__ import annotations
