@@ -45,7 +45,8 @@ the other changes of that release, 0.431 / 0.814, and 0.641 / 0.884 on the first
 The Java workspace (react-native-svg's Android sources, 8 questions written before wherein
 was run on it) came next: span MRR 0.562 / file MRR 0.875 on the code it was added with.
 The Elixir (Mix), Haskell (xmonad), Scala (the immutable collections) and Zig (std.compress)
-workspaces came last: 34 questions written before wherein was run on them.
+workspaces came last: 34 questions written before wherein was run on them, span MRR 0.447 /
+file MRR 0.820 on the code they were added with (Zig's 0.178 / 0.652 the lowest).
 """
 
 from __future__ import annotations
