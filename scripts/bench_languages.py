@@ -1,22 +1,25 @@
-"""Other languages' probe: 147 questions over 19 workspaces in 19 languages other than Python.
+"""Other languages' probe: 181 questions over 23 workspaces in 23 languages other than Python.
 
 `scripts/language_questions.tsv` holds the questions, tab-separated: workspace, question,
 expected path (relative to the workspace), start line, end line. They were written by reading
-the code of each workspace: Bash, C, C++, C#, Clojure, Erlang, Go, Java, JavaScript, Kotlin,
-Lua, Nim, OCaml, Perl, PHP, Ruby, Rust, Swift and TypeScript, cut from 18 published packages
-(Debian packages and npm tarballs, at exact versions; expo-modules-core gives both the
-Kotlin and the Swift workspace). It is a development probe, not the judged set: read it to
-see whether a change helps or hurts other languages, and do not tune to it (147 questions,
-6 to 9 a workspace, move in steps of ~0.01).
+the code of each workspace: Bash, C, C++, C#, Clojure, Elixir, Erlang, Go, Haskell, Java,
+JavaScript, Kotlin, Lua, Nim, OCaml, Perl, PHP, Ruby, Rust, Scala, Swift, TypeScript and Zig,
+cut from 22 published packages (Debian packages, Debian source tarballs, npm tarballs and a
+PyPI wheel, at exact versions; expo-modules-core gives both the Kotlin and the Swift
+workspace). It is a development probe, not the judged set: read it to see whether a change
+helps or hurts other languages, and do not tune to it (181 questions, 6 to 9 a workspace,
+move in steps of ~0.01).
 
 Two steps:
 
 - `fetch --into DIR` downloads each package (`apt-get download NAME=VERSION`, `npm pack
-  NAME@VERSION`) into DIR/dl, unpacks it under DIR/src (`dpkg-deb -x`, `tar -xzf`; a tarball
-  or jar inside it too, where a workspace was cut from one), copies the folder each workspace
-  was cut from to DIR/ws/<name> (symbolic links kept as links: wherein skips them), then
-  checks each workspace's tree against the fingerprint of the one the questions were written
-  on, and that every expected path exists and holds its start line.
+  NAME@VERSION`, a source tarball straight from the Debian pool over HTTP, a wheel by `pip
+  download NAME==VERSION --platform TAG`) into DIR/dl, unpacks it under DIR/src (`dpkg-deb
+  -x`, `tar -xf`, the wheel as the zip it is; a tarball or jar inside it too, where a
+  workspace was cut from one), copies the folder each workspace was cut from to
+  DIR/ws/<name> (symbolic links kept as links: wherein skips them), then checks each
+  workspace's tree against the fingerprint of the one the questions were written on, and
+  that every expected path exists and holds its start line.
   An archive already in DIR/dl with the expected checksum is not downloaded again: put one
   there by hand when its version has left the Debian mirrors (snapshot.debian.org has them).
 - `run --root DIR` asks each question with a fresh `wherein search QUESTION --json --workspace
@@ -40,7 +43,10 @@ wherein was run on them): span MRR 0.369 / file MRR 0.781 on the code before the
 had declaration queries, 0.426 / 0.754 after; with the stub penalty on OCaml's `.mli` and
 the other changes of that release, 0.431 / 0.814, and 0.641 / 0.884 on the first 106.
 The Java workspace (react-native-svg's Android sources, 8 questions written before wherein
-was run on it) came last: span MRR 0.562 / file MRR 0.875 on the code it was added with.
+was run on it) came next: span MRR 0.562 / file MRR 0.875 on the code it was added with.
+The Elixir (Mix), Haskell (xmonad), Scala (the immutable collections) and Zig (std.compress)
+workspaces came last: 34 questions written before wherein was run on them, span MRR 0.447 /
+file MRR 0.820 on the code they were added with (Zig's 0.178 / 0.652 the lowest).
 """
 
 from __future__ import annotations
@@ -54,6 +60,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,11 +72,14 @@ QUESTIONS = Path(__file__).resolve().parent / "language_questions.tsv"
 
 @dataclass(frozen=True)
 class Package:
-    kind: str  # "deb" or "npm"
+    kind: str  # "deb", "npm", "debsrc" (a Debian source tarball) or "pypi" (a wheel)
     name: str
     version: str
-    archive: str  # the file name `apt-get download` / `npm pack` writes
+    archive: str  # the file name `apt-get download` / `npm pack` / the pool / pip writes
     sha256: str
+    # debsrc: the archive's folder in the Debian pool (no apt source needed); pypi: the
+    # wheel's platform tag, for `pip download --platform` (a wheel for another platform).
+    where: str = ""
 
 
 @dataclass(frozen=True)
@@ -167,6 +177,30 @@ PACKAGES = {
             "ccc6a2ade3b0eba82931ca8178721a3d1047bd5bb51143a1a2018c21746b696d",
         ),
         Package(
+            "debsrc",
+            "elixir-lang",
+            "1.14.0.dfsg",
+            "elixir-lang_1.14.0.dfsg.orig.tar.xz",
+            "3dfa724f36b90d1bc41b9626a8ea0c293255c3a21a4d608c576ce39e2a23e5c9",
+            where="pool/main/e/elixir-lang",
+        ),
+        Package(
+            "debsrc",
+            "scala",
+            "2.11.12",
+            "scala_2.11.12.orig.tar.xz",
+            "b8db9faffd136d376a1885c04b2cced1b25fee5e61295c1c2a66bceaf99e7301",
+            where="pool/main/s/scala",
+        ),
+        Package(
+            "debsrc",
+            "xmonad",
+            "0.17.1",
+            "xmonad_0.17.1.orig.tar.gz",
+            "884a32837e41410bab622b26a4b5dc38bd88f1b78a6efd5c552f1456b1e7f8aa",
+            where="pool/main/x/xmonad",
+        ),
+        Package(
             "npm",
             "axios",
             "1.21.1",
@@ -214,6 +248,16 @@ PACKAGES = {
             "7.8.2",
             "rxjs-7.8.2.tgz",
             "2312f8ffd9726ffd7bd53ea12c5f13663d09a3dc3326f448c70b88f5ef6fac82",
+        ),
+        # Zig's standard library ships, as source, in the wheel that packages its compiler.
+        Package(
+            "pypi",
+            "ziglang",
+            "0.13.0",
+            "ziglang-0.13.0-py3-none-manylinux_2_12_x86_64.manylinux2010_x86_64"
+            ".musllinux_1_1_x86_64.whl",
+            "3ce0c9f16547e5d61b32e0d226926e9a2552ef4b91fccf7ab5ea1a623a77824b",
+            where="manylinux_2_12_x86_64",
         ),
     )
 }
@@ -266,12 +310,28 @@ WORKSPACES = {
             "",
             "51c81f196a528b3f65b5db13d40ab95beafb46f4ddcde891e144851a13db4e57",
         ),
+        # Mix, Elixir's build tool: one app of the language's source tarball.
+        Workspace(
+            "ex-mix",
+            "elixir-lang",
+            "elixir-1.14.0/lib/mix/lib",
+            "",
+            "29cc423751a5c3308232edd4e2498a645b2a0a0c0208dd8dc03e6b1a6db72fe2",
+        ),
         Workspace(
             "go-gin",
             "golang-github-gin-gonic-gin-dev",
             "usr/share/gocode/src/github.com/gin-gonic/gin",
             "",
             "3ed6dc49c0d9dd8dfd76d6f0376468f5c8074fc8a6eb07a3aeb7f434367ecb74",
+        ),
+        # The whole release: the library, its tests, the man page and the tutorial.
+        Workspace(
+            "hs-xmonad",
+            "xmonad",
+            "xmonad-0.17.1",
+            "",
+            "b5395925f29a74738008f83c5462c4cd8847277cff89823da20cb45c4435e50e",
         ),
         Workspace(
             "js-axios",
@@ -348,6 +408,13 @@ WORKSPACES = {
             "93970633420a0d7b21311a16b8e4953139a8abf6a53d08618609b34fdd48e13f",
         ),
         Workspace(
+            "scala-immutable",
+            "scala",
+            "scala-2.11.12/src/library/scala/collection/immutable",
+            "",
+            "28d6093e1df33e0cf85e1366c2b85c9052f832992cc03619c13137e7aef5a286",
+        ),
+        Workspace(
             "swift-expo",
             "expo-modules-core",
             "package/ios",
@@ -360,6 +427,13 @@ WORKSPACES = {
             "package/src",
             "src",
             "433a74a6d7c27a7c3babb786cac92b0b4f50c2373d7bdac189cf0d0ae1e2b9cb",
+        ),
+        Workspace(
+            "zig-compress",
+            "ziglang",
+            "ziglang/lib/std/compress",
+            "",
+            "324aca55dc130bd76f2ee0de75560b746da00c44a4f84a9beada7d97ac220f92",
         ),
     )
 }
@@ -429,8 +503,13 @@ def _download(package: Package, dl: Path) -> Path:
     if archive.exists() and sha256_file(archive) == package.sha256:
         return archive
     archive.unlink(missing_ok=True)
+    if package.kind == "debsrc":
+        return _download_debsrc(package, archive)
     if package.kind == "deb":
         command = ["apt-get", "download", f"{package.name}={package.version}"]
+    elif package.kind == "pypi":
+        command = [sys.executable, "-m", "pip", "download", f"{package.name}=={package.version}"]
+        command += ["--no-deps", "--only-binary", ":all:", "--platform", package.where, "-d", "."]
     else:
         command = ["npm", "pack", "--ignore-scripts", f"{package.name}@{package.version}"]
     done = subprocess.run(command, cwd=dl, capture_output=True, text=True)
@@ -454,13 +533,42 @@ def _download(package: Package, dl: Path) -> Path:
     return archive
 
 
+def _download_debsrc(package: Package, archive: Path) -> Path:
+    """A source package's tarball, straight from the pool: an orig tarball never changes
+    under its name, so a different checksum is an error, not a rebuild."""
+    url = f"http://deb.debian.org/debian/{package.where}/{package.archive}"
+    partial = archive.with_name(archive.name + ".part")
+    try:
+        with urllib.request.urlopen(url, timeout=120) as response, partial.open("wb") as out:
+            shutil.copyfileobj(response, out)
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        raise SystemExit(
+            f"{url}: {error}\nonce it has left the mirrors, download {package.archive} from"
+            f" https://snapshot.debian.org/package/{package.name}/ into {archive.parent}"
+            " and run fetch again"
+        ) from None
+    found = sha256_file(partial)
+    if found != package.sha256:
+        partial.unlink()
+        raise SystemExit(f"{url}: sha256 {found}, expected {package.sha256}")
+    partial.rename(archive)
+    return archive
+
+
 def _unpack(package: Package, archive: Path, src: Path) -> Path:
     folder = src / f"{package.kind}-{package.name}-{package.version.replace(':', '%3a')}"
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
+    if package.kind == "pypi":
+        with zipfile.ZipFile(archive) as wheel:
+            wheel.extractall(folder)
+        return folder
     if package.kind == "deb":
         command = ["dpkg-deb", "-x", str(archive), str(folder)]
+    elif package.kind == "debsrc":
+        command = ["tar", "-xf", str(archive), "-C", str(folder)]  # .xz or .gz
     else:
         command = ["tar", "-xzf", str(archive), "-C", str(folder)]
     done = subprocess.run(command, capture_output=True, text=True)
