@@ -151,9 +151,12 @@ class TierView:
                 )
         return view
 
-    def orders(self, text: str, n: int, warnings: list[str] | None) -> list[tuple[list[int], dict]]:
-        """Per tier, (chunk ids best first, {chunk id: similarity}); a failing model is skipped
-        with a warning, so keywords and the other tier still rank (fail open)."""
+    def orders(
+        self, text: str, n: int, warnings: list[str] | None
+    ) -> list[tuple[list[int], dict, float]]:
+        """Per tier, (chunk ids best first, {chunk id: similarity}, the tier's fusion weight); a
+        failing model is skipped with a warning, so keywords and the other tier still rank
+        (fail open)."""
         out = []
         for entry in self.tiers:
             try:
@@ -163,7 +166,7 @@ class TierView:
                     warnings.append(f"{err} Ranked without the {entry.tier.name} tier's vectors.")
                 continue
             ids = entry.ids[picked].tolist()
-            out.append((ids, dict(zip(ids, sims.tolist(), strict=True))))
+            out.append((ids, dict(zip(ids, sims.tolist(), strict=True)), entry.tier.fusion_weight))
         return out
 
 

@@ -50,7 +50,7 @@ class HistoryCorpus:
         self._similarity = self._matrix @ query_vector.astype(np.float32)
         picked = top_k(self._similarity, depth)
         order = [int(self._ids[i]) for i in picked]
-        return [(order, dict(zip(order, self._similarity[picked].tolist(), strict=True)))]
+        return [(order, dict(zip(order, self._similarity[picked].tolist(), strict=True)), 1.0)]
 
     def similarity(self, message_id: int) -> float | None:
         """The last query's similarity to the message, if it has a vector."""

@@ -137,7 +137,7 @@ def _rank(store: HistoryStore, query: str, limit: int, embedder: Embedder) -> li
         return []
     depth = max(CANDIDATES_PER_RANKER, limit * CANDIDATES_PER_RESULT)
     corpus = HistoryCorpus(store, embedder)
-    ranked = list(fused_order(query_orders(corpus, query, depth)))  # ties keep BM25's first
+    ranked = list(fused_order(*query_orders(corpus, query, depth)))  # ties keep BM25's first
     rows = store.message_rows(ranked)
     results: list[Quotation] = []
     seen: set[int] = set()

@@ -15,8 +15,9 @@ from wherein.retrieval.fusion import fuse_rrf
 
 __all__ = ["Corpus", "VectorOrder", "fused_order", "query_orders"]
 
-# One vector space's answer: row ids best first, and the similarity of (at least) each of them.
-VectorOrder = tuple[list[int], Mapping[int, float]]
+# One vector space's answer: row ids best first, the similarity of (at least) each of them,
+# and the weight its order carries in the fusion (BM25's is 1.0; a weaker model's less).
+VectorOrder = tuple[list[int], Mapping[int, float], float]
 
 
 class Corpus(Protocol):
@@ -33,16 +34,19 @@ class Corpus(Protocol):
 
 def query_orders(
     corpus: Corpus, query: str, depth: int, similarity_of: dict[int, float] | None = None
-) -> list[list[int]]:
-    """The lexical order of `query`, then each vector order; each order's similarities are
-    added to `similarity_of` (the first space that ranked a row names its similarity)."""
+) -> tuple[list[list[int]], list[float]]:
+    """(orders, their weights): the lexical order of `query`, then each vector order; each
+    order's similarities are added to `similarity_of` (the first space that ranked a row
+    names its similarity)."""
     orders = [corpus.lexical_order(query, depth)]
-    for order, similarities in corpus.vector_orders(query, depth):
+    weights = [1.0]
+    for order, similarities, weight in corpus.vector_orders(query, depth):
         orders.append(order)
+        weights.append(weight)
         if similarity_of is not None:
             for row_id, value in similarities.items():
                 similarity_of.setdefault(row_id, value)
-    return orders
+    return orders, weights
 
 
 def fused_order(
