@@ -967,3 +967,34 @@ def test_a_zig_test_is_named_inside_test_so_ranking_can_tell_it_from_code():
     assert named == ["parseHeader", 'test."std.http: parse a header"', "test.parseHeader"]
     tests = [chunk for chunk in chunks if chunk.symbols and chunk.symbols[0].startswith("test.")]
     assert tests and all(in_test_module(chunk.symbols) for chunk in tests)
+
+
+@pytest.mark.parametrize(
+    ("path", "open_test", "open_code", "close"),
+    [
+        ("flate.zig", 'test "round trip" {', "fn roundTrip(data: []const u8) !void {", "}"),
+        (
+            "src/flate.rs",
+            "mod tests {\n    #[test]\n    fn round_trip() {",
+            "fn round_trip(data: &[u8]) {",
+            "    }\n}",
+        ),
+    ],
+)
+def test_every_part_of_a_long_test_is_named_after_it_and_no_part_of_other_code_is(
+    path, open_test, open_code, close
+):
+    # Only a test's first part was named, so ranking counted the rest as code; a function's
+    # name still belongs to its first part alone.
+    body = "".join(f"    let_{n} = step({n}); // {n}\n" for n in range(120))
+    source = f"{open_code}\n{body}}}\n\n{open_test}\n{body}{close}\n"
+    _language, chunks = chunk_source(path, source)
+    code = [
+        chunk
+        for chunk in chunks
+        if chunk.end_line <= source.count("\n", 0, source.index(open_test))
+    ]
+    tests = [chunk for chunk in chunks if chunk not in code]
+    assert len(code) > 2 and len(tests) > 2
+    assert [chunk.symbols for chunk in code[1:]] == [()] * (len(code) - 1)
+    assert all(in_test_module(chunk.symbols) for chunk in tests), [c.symbols for c in tests]

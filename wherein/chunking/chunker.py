@@ -27,6 +27,7 @@ from wherein.chunking.languages import (
 from wherein.chunking.markdown import heading_rows, heading_text
 from wherein.chunking.timed_parse import parse_in_time
 from wherein.chunking.unclosed import Unclosed, unclosed_functions
+from wherein.inline_tests import in_test_module
 
 __all__ = ["Chunk", "Declaration", "chunk_source", "declarations"]
 
@@ -803,10 +804,29 @@ def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
             symbols = _symbols_in(inside)
             if symbols:
                 prototypes = _prototypes_in(inside, symbols)
+            else:
+                symbols = _test_owner(span, definitions, rows)
         # A part that opens with its doc comment holds its declaration's lines itself.
         header = "\n".join(lines[row] for row in span.header_rows if row < span.start)
         chunks.append(Chunk(span.start + 1, span.end + 1, symbols, kind, text, header, prototypes))
     return chunks
+
+
+def _test_owner(span: _Span, definitions: list[Declaration], rows: list[int]) -> tuple[str, ...]:
+    """The name of the test a part of a long test lies in, for a part that names nothing
+    itself: ranking then counts every part of the test as one (`wherein.inline_tests`), where
+    only its first was named. Other parts stay unnamed: a function's name belongs to the part
+    that declares it. The innermost declaration whose header the part carries is its owner."""
+    owner = None
+    for row in span.header_rows:
+        if row < span.start:
+            at = bisect.bisect_left(rows, row)
+            while at < len(rows) and rows[at] == row:
+                owner = definitions[at]
+                at += 1
+    if owner is None or not in_test_module(owner.qualified.split(".")):
+        return ()
+    return (owner.qualified,)
 
 
 def _symbols_in(inside: list[Declaration]) -> tuple[str, ...]:

@@ -24,6 +24,7 @@ from itertools import pairwise
 import numpy as np
 
 from wherein.index.chunk_places import ChunkPlace
+from wherein.inline_tests import in_test_module as inline_test
 from wherein.ranking.candidates import Candidate, CandidateBatch, batch_of, name_segments
 from wherein.ranking.paths import (
     LEGACY_PENALTY,
@@ -62,8 +63,6 @@ OTHER_QUALIFIER_SCALE = 0.5
 # earns this share when a definition of the name with a body is among the candidates, at
 # least as well qualified: the header announced it, the definition is where it is.
 PROTOTYPE_SCALE = 0.5
-# What a module of tests is named, in a qualified name (Rust's `mod tests`).
-TEST_MODULES = frozenset({"tests", "test"})
 # A query naming a member by its owner and its name, as two words in a row ("RotatingFileHandler
 # rotate", "session send"), asks for that member as `Owner.name` would: a definition whose
 # last two parts are those words earns the whole boost, even inside a sentence, where the
@@ -256,10 +255,8 @@ def _boost_members(
 @lru_cache(maxsize=65536)
 def in_test_module(symbols: tuple[str, ...]) -> bool:
     """Whether every name a chunk declares lies in a module named `tests` or `test` (Rust's
-    convention for the tests beside the code: `tests.parses_a_header`)."""
-    return bool(symbols) and all(
-        any(part in TEST_MODULES for part in name_segments(symbol)[:-1]) for symbol in symbols
-    )
+    `tests.parses_a_header`, Zig's `test."parses a header"`: `wherein.inline_tests`)."""
+    return bool(symbols) and all(inline_test(name_segments(symbol)) for symbol in symbols)
 
 
 def _match(place: ChunkPlace, wanted: set[tuple[str, ...]]) -> tuple[str, bool, bool]:
