@@ -620,10 +620,10 @@ def _wide_error(root) -> bool:
     return False
 
 
-def declarations(root, query) -> list[Declaration]:
+def declarations(root, query, depth: int = MAX_DECLARATION_DEPTH) -> list[Declaration]:
     """The declarations a compiled declaration `query` finds under the syntax node `root`,
-    each named by what encloses it, in file order (scripts/bench_queries.py compares two
-    queries by them)."""
+    no deeper than `depth` nodes below it, each named by what encloses it, in file order
+    (scripts/bench_queries.py compares two queries by them)."""
     from tree_sitter import QueryCursor
 
     names: dict[int, tuple[str, object]] = {}
@@ -634,7 +634,7 @@ def declarations(root, query) -> list[Declaration]:
     # is that module's name, declared again in every file that uses it.
     imports: set[int] = set()
     cursor = QueryCursor(query)
-    cursor.set_max_start_depth(MAX_DECLARATION_DEPTH)
+    cursor.set_max_start_depth(depth)
     for _pattern, captures in cursor.matches(root, predicate=_predicate):
         definition = captures.get("definition")
         if "import" in captures:
