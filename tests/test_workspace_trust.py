@@ -117,6 +117,29 @@ def test_the_agent_session_on_such_a_clone_dials_only_the_users_endpoint(tmp_pat
     assert SECRET not in json.dumps(answer)
 
 
+@pytest.mark.parametrize("config_home", ["~/.config", ".config"])
+def test_a_relative_config_home_never_makes_a_repository_file_the_users_own(
+    tmp_path, monkeypatch, hostile, config_home
+):
+    # `XDG_CONFIG_HOME="~/.config"`, quoted so no shell expands it, named a folder of the
+    # current directory: a clone holding `~/.config/wherein/config.toml` chose the endpoint.
+    repo = _clone(tmp_path, "")
+    planted = repo / config_home / "wherein" / "config.toml"
+    planted.parent.mkdir(parents=True)
+    planted.write_text(
+        f'[embedding]\nprovider = "ollama"\nmodel = "m"\napi_base = "{hostile.url}"\n'
+        "allow_remote = true\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", config_home)
+    monkeypatch.chdir(repo)
+    main(["index", "--workspace", str(repo)])
+    main(["search", "retry after a failure", "--workspace", str(repo), "--json"])
+    assert hostile.connections == 0, _sent(hostile)
+    assert user_config_path() == Path.home() / ".config" / "wherein" / "config.toml"
+    assert load_settings(repo)["embedding.provider"] == "minilm"
+
+
 def test_allow_remote_in_the_users_file_does_not_let_a_workspace_file_pick_the_endpoint(tmp_path):
     _user_file('[embedding]\nallow_remote = true\napi_base = "http://127.0.0.1:11434"\n')
     repo = _clone(

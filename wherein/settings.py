@@ -6,7 +6,6 @@ how they are merged and trusted is `wherein.config`'s.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,9 +35,9 @@ class Settings:
 
 def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
     """`$XDG_CONFIG_HOME/wherein/config.toml`, defaulting to `~/.config`."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "wherein" / "config.toml"
+    from wherein.storage.paths import xdg_base
+
+    return xdg_base("XDG_CONFIG_HOME", ".config", environ) / "wherein" / "config.toml"
 
 
 def workspace_config_path(workspace: Path) -> Path:

@@ -202,3 +202,22 @@ def test_a_name_is_qualified_by_the_innermost_few_names_only():
     assert found[0].qualified == "f0"
     innermost = [f"f{i}" for i in range(depth - MAX_QUALIFIERS, depth)]
     assert found[-1].qualified == ".".join(innermost)
+
+
+@pytest.mark.parametrize(
+    ("grammar", "opener", "closer"),
+    [("ruby", "def a\n", "end\n"), ("bash", "f() (\n", ")\n")],
+)
+def test_declarations_nested_past_any_code_are_not_looked_for(grammar, opener, closer):
+    # Past a depth of 65,536 tree-sitter's query cursor takes minutes over a megabyte of
+    # nested `def`s (Ruby) or subshell functions (Bash), which hold no brace; the query
+    # starts no match deeper than MAX_DECLARATION_DEPTH, and the outer ones keep names.
+    from wherein.chunking.chunker import MAX_DECLARATION_DEPTH, declarations
+    from wherein.chunking.languages import definition_query, parser_for
+
+    nesting = MAX_DECLARATION_DEPTH * 2
+    source = opener * nesting + closer * nesting
+    tree = parser_for(grammar).parse(source.encode())
+    found = declarations(tree.root_node, definition_query(grammar))
+    assert found[0].row == 0
+    assert 0 < len(found) < MAX_DECLARATION_DEPTH

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from tests.helpers import printed_in_time
 from wherein.chunking import chunk_source
 from wherein.chunking.languages import parser_for
 from wherein.chunking.unclosed import unclosed_functions
@@ -113,3 +114,17 @@ def test_many_headers_take_one_pass():
     assert len(_found(nested)) == count
     assert len(_found("\n".join(lines) + "\n")) == count
     assert time.perf_counter() - began < 10
+
+
+def test_a_header_line_of_many_blanks_is_read_in_one_pass():
+    # Two runs of blanks side by side in the header pattern tried every split between them:
+    # 20,000 blanks before a stray word took 14 s, and a file may hold a megabyte of them.
+    code = (
+        "from wherein.chunking import chunk_source\n"
+        "from tests.chunking.test_unclosed import SCRIPT\n"
+        "blanks = ' ' * 300_000\n"
+        "lines = [f'f(){blanks}x', f'function g{blanks}()x', f'h() {{{blanks}x']\n"
+        "_, chunks = chunk_source('hostile.sh', SCRIPT + '\\n'.join(lines) + '\\n')\n"
+        "print(sorted({s for c in chunks for s in c.symbols}))\n"
+    )
+    assert printed_in_time(code) == "['farewell', 'greet', 'strip_port']"

@@ -40,3 +40,16 @@ def test_every_other_line_passes_unchanged(message):
     line = json.dumps(message) + "\n"
     assert checked_line(line) == line
     assert checked_line("not json\n") == "not json\n"
+
+
+def test_a_request_holding_a_number_too_long_to_convert_is_answered_on_its_id():
+    # Past 4,300 digits Python's JSON reader refuses an integer, as pydantic's parser does:
+    # the id was read from the line with it, so the answer went to id null.
+    digits = "9" * 5_000
+    limit = (
+        f'{{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {{"limit": {digits}}}}}'
+    )
+    answer = _answer(limit + "\n")
+    assert answer["id"] == 9 and answer["error"]["code"] == types.PARSE_ERROR
+    as_id = _answer(f'{{"jsonrpc": "2.0", "id": {digits}, "method": "ping"}}\n')
+    assert as_id["id"] is None and as_id["error"]["code"] == types.INVALID_REQUEST

@@ -193,6 +193,21 @@ def test_a_line_that_is_no_json_rpc_message_is_answered_with_its_error(repo, tmp
     assert code == 0, stderr
 
 
+def test_serve_with_stdin_closed_says_so_in_one_sentence(repo):
+    """A process started with fd 0 closed has no `sys.stdin`: no client, and no traceback."""
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$0" -m wherein.cli serve --workspace "$1" <&-', sys.executable, repo],
+        capture_output=True,
+        text=True,
+        timeout=RESPONSE_DEADLINE_S,
+        env=dict(os.environ),
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("wherein: wherein serve reads its MCP client on standard input")
+
+
 def test_sdk_stdio_client_lists_and_calls_recall(repo):
     params = StdioServerParameters(
         command=sys.executable,

@@ -66,6 +66,13 @@ MAX_ERROR_CHILDREN = 5_000
 # (20,000 nested Objective-C methods: 4.4 s; Ruby's 100,000 nested blocks: 11 s), and no
 # code nests so deep, so such a file is chunked without names.
 MAX_BRACE_DEPTH = 500
+# The declaration query starts no match deeper than this in the tree. Past a depth of 65,536
+# tree-sitter's query cursor takes time cubic in it, whatever nests (Ruby's `def`s, Elixir's
+# `do` blocks, Bash's subshell functions, Clojure's lists: 100,000 levels in under a megabyte
+# took 36-200 s), and braces are only one way to nest. The deepest declaration in 35,000
+# files of 20 languages (the probe's packages, React Native, the standard library) was 87
+# nodes down.
+MAX_DECLARATION_DEPTH = 1_000
 WINDOW_LINES = 30
 # A body is the child holding at least this share of its parent's lines.
 BODY_SHARE = 0.5
@@ -614,10 +621,10 @@ def _wide_error(root) -> bool:
     return False
 
 
-def declarations(root, query) -> list[Declaration]:
+def declarations(root, query, depth: int = MAX_DECLARATION_DEPTH) -> list[Declaration]:
     """The declarations a compiled declaration `query` finds under the syntax node `root`,
-    each named by what encloses it, in file order (scripts/bench_queries.py compares two
-    queries by them)."""
+    no deeper than `depth` nodes below it, each named by what encloses it, in file order
+    (scripts/bench_queries.py compares two queries by them)."""
     from tree_sitter import QueryCursor
 
     names: dict[int, tuple[str, object]] = {}
@@ -627,7 +634,9 @@ def declarations(root, query) -> list[Declaration]:
     # And as @import: a name bound to another module (`const express = require("express")`)
     # is that module's name, declared again in every file that uses it.
     imports: set[int] = set()
-    for _pattern, captures in QueryCursor(query).matches(root, predicate=_predicate):
+    cursor = QueryCursor(query)
+    cursor.set_max_start_depth(depth)
+    for _pattern, captures in cursor.matches(root, predicate=_predicate):
         definition = captures.get("definition")
         if "import" in captures:
             imports.add(captures["import"][0].id)

@@ -55,9 +55,9 @@ SCRATCH_STALE_S = 600
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     """`$XDG_CACHE_HOME/wherein/models`, else `~/.cache/wherein/models`."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "wherein" / "models"
+    from wherein.storage.paths import xdg_base
+
+    return xdg_base("XDG_CACHE_HOME", ".cache", environ) / "wherein" / "models"
 
 
 def int8_graph(bundled: Path, bundled_sha256: str) -> Path:

@@ -110,7 +110,8 @@ def _home() -> Path:
 
 
 def _xdg_config() -> Path:
-    return Path(os.environ.get("XDG_CONFIG_HOME") or _home() / ".config")
+    given = os.environ.get("XDG_CONFIG_HOME", "")  # ignored when relative, as XDG says
+    return Path(given) if os.path.isabs(given) else _home() / ".config"
 
 
 def claude_folder() -> Path:

@@ -59,8 +59,9 @@ def claude_candidates(environ: Mapping[str, str] | None = None) -> list[Path]:
     configured = env.get("CLAUDE_CONFIG_DIR", "").strip()
     if configured:
         return [Path(p.strip()).expanduser() for p in configured.split(",") if p.strip()]
-    config_home = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return [Path(config_home) / "claude", Path.home() / ".claude"]
+    from wherein.storage.paths import xdg_base
+
+    return [xdg_base("XDG_CONFIG_HOME", ".config", env) / "claude", Path.home() / ".claude"]
 
 
 def claude_roots(environ: Mapping[str, str] | None = None) -> list[Path]:

@@ -7,7 +7,6 @@ a trailing `-YYYYMMDD` snapshot date, or through a row's explicit `aliases`.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
@@ -135,9 +134,9 @@ class PriceBook:
 
 def user_prices_path(environ: Mapping[str, str] | None = None) -> Path:
     """`$XDG_CONFIG_HOME/wherein/prices.toml`, defaulting to `~/.config`."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "wherein" / USER_FILE_NAME
+    from wherein.storage.paths import xdg_base
+
+    return xdg_base("XDG_CONFIG_HOME", ".config", environ) / "wherein" / USER_FILE_NAME
 
 
 def load_prices(environ: Mapping[str, str] | None = None) -> PriceBook:

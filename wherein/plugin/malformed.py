@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from typing import Any
 
 import anyio
@@ -96,9 +97,19 @@ def _unusable_id_of(given: Any) -> bool:
 def _loaded(line: str | bytes) -> Any:
     """The line as the standard library's JSON reader reads it, or None."""
     try:
-        return json.loads(line)
+        return json.loads(line, parse_int=_integer)
     except (ValueError, RecursionError):  # not JSON, or nested past the recursion limit
         return None
+
+
+def _integer(digits: str) -> int | float:
+    """An integer of the line, or NaN (no usable id) for one longer than Python converts
+    (`sys.get_int_max_str_digits()`): pydantic's parser refuses such a number too, and the
+    request holding it must still be answered on its id."""
+    try:
+        return int(digits)
+    except ValueError:
+        return math.nan
 
 
 class AnsweringReadStream:

@@ -28,7 +28,7 @@ from wherein.history.prompt import PROMPT_NAME, get_history_prompt, history_prom
 from wherein.plugin.malformed import AnsweringReadStream
 from wherein.plugin.schema import DESCRIPTION, TOOL_NAME, input_schema
 from wherein.plugin.session import RecallSession
-from wherein.plugin.stdin_claim import claimed_stdin
+from wherein.plugin.stdin_claim import claimed_stdin, require_stdin
 from wherein.plugin.tool import run_recall
 from wherein.untrusted import as_text, echo, one_line, visible
 
@@ -168,6 +168,7 @@ class _EscapingFormatter(logging.Formatter):
 
 def serve(workspace: Path) -> int:
     """Serve `recall` over stdin/stdout until the host closes stdin; returns the exit code."""
+    require_stdin()
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_EscapingFormatter("wherein serve: %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()

@@ -6,6 +6,8 @@ transport would: the wire is read from a private duplicate of fd 0, and fd 0 poi
 null device while the session lasts, so a child process or a library that reads stdin meets
 its end rather than a client's message. Where that cannot be done (no fd 0 behind
 `sys.stdin`, or no descriptor to duplicate), `sys.stdin`'s own buffer is read in place.
+A process started with fd 0 closed has no `sys.stdin` at all, and no client to serve:
+`require_stdin` says so before the session starts.
 """
 
 from __future__ import annotations
@@ -19,9 +21,19 @@ from typing import Any
 
 import anyio
 
+from wherein.errors import UsageError
 from wherein.plugin.malformed import checked_line
 
-__all__ = ["claimed_stdin"]
+__all__ = ["claimed_stdin", "require_stdin"]
+
+
+def require_stdin() -> None:
+    """Raise UsageError when the process has no standard input to read the wire from."""
+    if sys.stdin is None:
+        raise UsageError(
+            "wherein serve reads its MCP client on standard input, which is closed. "
+            "Start it from an MCP host (see 'wherein install'), with stdin a pipe."
+        )
 
 
 class _CheckedLines:

@@ -7,7 +7,19 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["data_home", "permission_refused", "refused_advice"]
+__all__ = ["data_home", "permission_refused", "refused_advice", "xdg_base"]
+
+
+def xdg_base(name: str, in_home: str, environ: Mapping[str, str] | None = None) -> Path:
+    """The XDG base directory `$name` when it is an absolute path, else `~/in_home`.
+
+    The XDG spec has a relative path there ignored: it names a folder of the current
+    directory, a cloned repository's, whose `wherein/config.toml` would be taken for the
+    user's own file (`XDG_CONFIG_HOME="~/.config"`, quoted so no shell expands it, did that).
+    """
+    env = os.environ if environ is None else environ
+    given = env.get(name, "")
+    return Path(given) if os.path.isabs(given) else Path.home() / in_home
 
 
 def data_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -15,8 +27,7 @@ def data_home(environ: Mapping[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     if env.get("WHEREIN_HOME"):
         return Path(env["WHEREIN_HOME"]).expanduser()
-    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "wherein"
+    return xdg_base("XDG_DATA_HOME", ".local/share", env) / "wherein"
 
 
 # What SQLite says when a permission, not the disk, refused it (its error names, or its text
