@@ -106,6 +106,17 @@ def test_header_keeps_a_multi_line_signature():
     assert chunks[1].header == "def run(\n    first,\n    second,"
 
 
+def test_a_row_that_opens_two_levels_is_said_once_in_a_header():
+    # A class that is mostly one method whose parameters are most of it: the parameter list
+    # is split under the method's header, and it opens on the method's own row.
+    params = "".join(f"        option_{i}: int = {i},\n" for i in range(60))
+    body = "".join(f"        self.option_{i} = option_{i}\n" for i in range(20))
+    source = f"class Query:\n    def __init__(\n        self,\n{params}    ):\n{body}"
+    chunks = chunk("params.py", source)
+    headers = [c.header for c in chunks if c.header]
+    assert headers and all(h == "class Query:\n    def __init__(" for h in headers), headers
+
+
 def test_header_skips_lines_of_bare_brackets():
     members = methods(
         "M", 20, "        public int {name}()\n        {{\n            return {i};\n        }}\n"

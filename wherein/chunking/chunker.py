@@ -815,8 +815,10 @@ def _build(lines, spans, definitions, kind: str) -> list[Chunk]:
                 prototypes = _prototypes_in(inside, symbols)
             else:
                 symbols = _test_owner(span, definitions, rows)
-        # A part that opens with its doc comment holds its declaration's lines itself.
-        header = "\n".join(lines[row] for row in span.header_rows if row < span.start)
+        # A part that opens with its doc comment holds its declaration's lines itself. A row
+        # that opens two levels (`def __init__(` and its parameters) is said once.
+        above = [row for row in dict.fromkeys(span.header_rows) if row < span.start]
+        header = "\n".join(lines[row] for row in above)
         chunks.append(Chunk(span.start + 1, span.end + 1, symbols, kind, text, header, prototypes))
     return chunks
 
