@@ -172,8 +172,8 @@ def m009_rechunk_documented_code(conn: sqlite3.Connection) -> None:
     ClojureScript files are no longer plain text; OCaml interfaces are read with their own
     grammar; a Swift or Objective-C file whose `#if` the grammar could not place keeps its
     names, and so does a Bash function a parse error swallowed; a file whose header says it
-    was generated is skipped. Each file is marked changed; a chunk keeps its vectors wherever
-    its embedded text is the same."""
+    was generated is skipped; a part's header says each row once. Each file is marked
+    changed; a chunk keeps its vectors wherever its embedded text is the same."""
     conn.execute("UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language != 'markdown'")
 
 
