@@ -220,15 +220,18 @@ def test_a_planted_partial_clone_fetches_nothing_and_runs_no_command(tmp_path, t
     assert not marker.exists()
 
 
-def test_a_planted_order_file_that_never_ends_is_not_read(tmp_path, monkeypatch):
-    """`diff.orderFile` names a file git reads whole before it lists a commit's changes; a
-    FIFO there hung eval for good (a /dev/zero would fill the memory)."""
+@pytest.mark.parametrize("planted", ["diff.orderFile", "mailmap.file", ".mailmap"])
+def test_a_planted_file_that_never_ends_is_not_read(tmp_path, monkeypatch, planted):
+    """`diff.orderFile` and a mailmap (the worktree's `.mailmap` or `mailmap.file`) name
+    files git log reads whole; a FIFO there hung eval for good (a /dev/zero would fill the
+    memory)."""
     repo = GitRepo(tmp_path / "planted")
     repo.commit("Start the service", {"app.py": "A = 1\n"})
     repo.commit("Serve health checks from the app", {"app.py": "A = 2\n"})
-    fifo = tmp_path / "order"
+    fifo = repo.root / ".mailmap" if planted == ".mailmap" else tmp_path / "planted-fifo"
     os.mkfifo(fifo)
-    repo.git("config", "diff.orderFile", str(fifo))
+    if planted != ".mailmap":
+        repo.git("config", planted, str(fifo))
     monkeypatch.setattr(mining, "GIT_TIMEOUT_S", 30.0)  # bounds the hang the test guards
 
     history = read_history(repo.root, commits=10)

@@ -37,6 +37,9 @@ LOG_OPTIONS = (
     "--no-textconv",
     "--no-show-signature",
     "--no-relative",
+    # Names only through the format's `%s`, so no mailmap: git would read the worktree's
+    # `.mailmap` (or `mailmap.file`) whole, and a planted FIFO there hangs it.
+    "--no-mailmap",
     "--find-renames",
     "--name-status",
     "-z",
