@@ -188,6 +188,17 @@ def test_a_history_without_a_usable_commit_shows_why_and_fails(tmp_path, capsys)
     assert not (tmp_path / "wherein-home").exists()  # nothing indexed for no questions
 
 
+def test_a_branch_name_reaches_the_terminal_escaped(tmp_path, capsys):
+    # git allows any byte past ASCII in a ref name: a bidi override, a C1 control in UTF-8.
+    repo = GitRepo(tmp_path / "branch")
+    repo.commit("Initial import", {"a.py": "A = 1\n"})
+    repo.git("checkout", "-q", "-b", "main\u202eevil\u009b2J")
+    code, out, _ = cli(capsys, "eval", "--workspace", str(repo.root))
+    assert code == 1
+    assert "(main\\u202eevil\\x9b2J)" in out
+    assert "\u202e" not in out and "\u009b" not in out
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

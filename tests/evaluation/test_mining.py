@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ from tests.evaluation.histories import (
     scripted_history,
 )
 from wherein.errors import UsageError, WorkspaceError
-from wherein.evaluation.mining import parse_log, parse_since, read_history
+from wherein.evaluation import mining
+from wherein.evaluation.mining import FileChange, parse_log, parse_since, read_history
 from wherein.evaluation.questions import select_questions
 
 
@@ -216,6 +218,58 @@ def test_a_planted_partial_clone_fetches_nothing_and_runs_no_command(tmp_path, t
         read_history(repo.root, commits=10)
 
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("planted", ["diff.orderFile", "mailmap.file", ".mailmap"])
+def test_a_planted_file_that_never_ends_is_not_read(tmp_path, monkeypatch, planted):
+    """`diff.orderFile` and a mailmap (the worktree's `.mailmap` or `mailmap.file`) name
+    files git log reads whole; a FIFO there hung eval for good (a /dev/zero would fill the
+    memory)."""
+    repo = GitRepo(tmp_path / "planted")
+    repo.commit("Start the service", {"app.py": "A = 1\n"})
+    repo.commit("Serve health checks from the app", {"app.py": "A = 2\n"})
+    fifo = repo.root / ".mailmap" if planted == ".mailmap" else tmp_path / "planted-fifo"
+    os.mkfifo(fifo)
+    if planted != ".mailmap":
+        repo.git("config", planted, str(fifo))
+    monkeypatch.setattr(mining, "GIT_TIMEOUT_S", 30.0)  # bounds the hang the test guards
+
+    history = read_history(repo.root, commits=10)
+
+    assert history.commits[0].subject == "Serve health checks from the app"
+    assert history.commits[0].changes == (FileChange("M", "app.py"),)
+
+
+def test_a_planted_config_include_that_never_ends_is_a_clear_error(tmp_path):
+    """An `include.path` git cannot be told to skip: a FIFO there hung every git call, so
+    each call is bounded and the error names what to check. Run in a child process, so a
+    regression fails the test instead of hanging it."""
+    repo = GitRepo(tmp_path / "planted")
+    repo.commit("Start the service", {"app.py": "A = 1\n"})
+    fifo = tmp_path / "included"
+    os.mkfifo(fifo)
+    with (repo.root / ".git" / "config").open("a") as config:
+        config.write(f"[include]\n\tpath = {fifo}\n")
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from wherein.errors import WorkspaceError\n"
+        "from wherein.evaluation import mining\n"
+        "mining.GIT_TIMEOUT_S = 2.0\n"
+        "try:\n"
+        "    mining.read_history(Path(sys.argv[1]), commits=10)\n"
+        "except WorkspaceError as err:\n"
+        "    print(err)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(repo.root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+    )
+    assert "gave no answer within 2 s" in done.stdout, done.stderr
+    assert "include paths" in done.stdout
 
 
 def test_parse_log_survives_odd_bytes_and_names():

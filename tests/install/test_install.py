@@ -432,6 +432,21 @@ def test_instructions_in_a_file_without_a_final_newline_come_back_to_its_bytes(p
     assert not (project / "CLAUDE.md.bak").exists()
 
 
+@pytest.mark.parametrize("scope", ["--user", "--project"])
+def test_a_codex_config_without_a_final_newline_comes_back_to_its_bytes(project, scope):
+    # Cutting the table cannot tell that the file had no final newline: it gained one, and in
+    # a project install's backup, no longer the file's text, was left in the repository.
+    path = REGISTRY["codex"].config_file(scope.strip("-"), project)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    original = b'# mine\r\nmodel = "o3"  # why\r\n\r\n[profiles.fast]\r\nmodel = "o4-mini"'
+    path.write_bytes(original)
+    assert install("codex", scope, "--workspace", str(project)) == 0
+    assert read_entry(REGISTRY["codex"], path) is not None
+    assert main(["uninstall", "codex", scope, "--workspace", str(project)]) == 0
+    assert path.read_bytes() == original
+    assert Path(f"{path}.bak").exists() is (scope == "--user")
+
+
 def test_server_command_falls_back_to_the_interpreter_when_no_script_sits_beside_it(
     tmp_path, monkeypatch
 ):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,20 @@ def test_default_ledgers_come_from_home(tmp_path, capsys):
     assert main(["baseline", "--json", "--project", "/home/me/app"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert (out["sessions"], out["requests"]) == (1, 3)
+
+
+def test_a_ledger_that_is_not_a_file_is_named_for_what_it_is(tmp_path, capsys):
+    fifo = tmp_path / "ledger.jsonl"
+    os.mkfifo(fifo)
+    (tmp_path / "zero.jsonl").symlink_to("/dev/zero")
+    for path, kind in (
+        (fifo, "a FIFO"),
+        (tmp_path / "zero.jsonl", "a device"),
+        (tmp_path, "a folder"),
+    ):
+        assert main(["baseline", "--ledger", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{path} is {kind}, not a ledger file" in err and "No ledger file" not in err
 
 
 @pytest.mark.parametrize(

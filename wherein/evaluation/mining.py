@@ -37,9 +37,15 @@ LOG_OPTIONS = (
     "--no-textconv",
     "--no-show-signature",
     "--no-relative",
+    # Names only through the format's `%s`, so no mailmap: git would read the worktree's
+    # `.mailmap` (or `mailmap.file`) whole, and a planted FIFO there hangs it.
+    "--no-mailmap",
     "--find-renames",
     "--name-status",
     "-z",
+    # The order file named here wins over `diff.orderFile`, which git reads whole and
+    # unbounded: a planted FIFO hangs it, a planted /dev/zero fills the memory.
+    f"-O{os.devnull}",
 )
 # A record separator opens each commit: `%x1e<sha>%x00<committer time>%x00<subject>`; `-z`
 # ends it with a NUL, and a newline starts its first changed file's status.
@@ -56,6 +62,9 @@ GIT_LOCATION_VARIABLES = (
     "GIT_NAMESPACE",
     "GIT_PREFIX",
 )
+# A bound on one git call: the 1,000 commits eval mines by default take seconds even on a
+# large monorepo, but a config file git reads (an `include.path`) can be a FIFO that never ends.
+GIT_TIMEOUT_S = 600.0
 # Statuses that name two paths (old, new) in `--name-status -z` output.
 TWO_PATH_STATUSES = frozenset("RC")
 
@@ -226,11 +235,21 @@ def _git(where: Path, *args: str, check: bool = True) -> bytes:
     command = ["git", *GIT_OPTIONS, "-C", str(where), *args]
     try:
         done = subprocess.run(
-            command, capture_output=True, env=_environment(), stdin=subprocess.DEVNULL
+            command,
+            capture_output=True,
+            env=_environment(),
+            stdin=subprocess.DEVNULL,
+            timeout=GIT_TIMEOUT_S,
         )
     except FileNotFoundError as err:
         raise WorkspaceError(
             "git was not found on PATH: wherein eval reads the history with it. Install git."
+        ) from err
+    except subprocess.TimeoutExpired as err:
+        raise WorkspaceError(
+            f"git {args[0]} gave no answer within {GIT_TIMEOUT_S:g} s in {where}: a config file "
+            "it reads may be a FIFO (check .git/config's include paths), or the history is "
+            "too large. Lower --commits or set --since."
         ) from err
     if done.returncode == 0 or not check:
         return done.stdout if done.returncode == 0 else b""

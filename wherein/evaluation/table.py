@@ -6,6 +6,7 @@ from wherein.evaluation.filters import DROP_REASONS
 from wherein.evaluation.questions import kinds
 from wherein.evaluation.report import GOLD_AT_HEAD, GROUPS, MIN_TRUSTED_QUERIES, EvalReport
 from wherein.evaluation.scoring import CUTOFF, Metrics
+from wherein.untrusted import one_line
 
 __all__ = ["format_report", "funnel_lines", "ratio_text"]
 
@@ -21,7 +22,8 @@ def funnel_lines(report: EvalReport) -> list[str]:
     """Where the questions came from: commits read, kept, and why the rest were dropped."""
     selection = report.selection
     since = f", since {report.since}" if report.since else ""
-    where = report.branch or f"detached HEAD {report.head[:12]}"
+    # git allows any byte past ASCII in a branch name: a bidi override, a C1 control.
+    where = one_line(report.branch) if report.branch else f"detached HEAD {report.head[:12]}"
     dropped = sum(selection.dropped.values())
     lines = [
         f"History of {report.workspace} at {report.head[:12]} ({where}): "

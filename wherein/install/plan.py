@@ -180,6 +180,28 @@ def _restored_instructions(path: Path, text: str, project: Path | None) -> str:
     return without_snippet(text)
 
 
+def _restored_table(
+    agent: Agent, path: Path, text: str, key: tuple[str, ...], project: Path | None
+) -> str | None:
+    """Install's backup of a TOML file when `text` is exactly what install made of it: cutting
+    the table cannot tell whether the file ended in a newline before (as `_restored_instructions`
+    says for the snippet); None when no backup is that."""
+    entry = _document(agent, path, text).get(key)
+    for suffix in (OTHER_BACKUP_SUFFIX, BACKUP_SUFFIX):
+        try:
+            kept = read_text(path.with_name(path.name + suffix), project)
+            document = None if kept is None else _document(agent, path, kept)
+            if (
+                document is not None
+                and document.get(key) is None
+                and document.with_table(key, entry) == text
+            ):
+                return kept
+        except ConfigError:
+            continue  # a link, a folder or a file that does not parse: not install's backup
+    return None
+
+
 def read_entry(agent: Agent, path: Path, project: Path | None = None) -> dict[str, Any] | None:
     """The `wherein` entry in `path`, or None (no file or no entry); `project` as `read_text`.
 
@@ -276,7 +298,7 @@ def _uninstall_change(
     created = created_in(path)
     label = f"{agent.title} ({scope} scope)"
     if agent.file_format == "toml":
-        text = document.without_table(key)
+        text = _restored_table(agent, path, before, key, project) or document.without_table(key)
         empty = not text.strip()
     else:
         text = document.without_member(key)

@@ -21,6 +21,7 @@ from wherein.meter.parsed import (
 )
 from wherein.meter.readpool import POOL_MIN_BYTES, Job, parse_jobs, parse_one
 from wherein.meter.table import RequestTable
+from wherein.safe_files import not_regular
 
 __all__ = ["Ledger", "LedgerMissing", "LedgerSet", "find_ledgers", "read_ledgers"]
 
@@ -66,6 +67,13 @@ def find_ledgers(
     if named:
         for path in named:
             if not path.is_file():
+                # A named ledger may be a link (it is the user's own path), so follow it.
+                kind = not_regular(path.resolve()) if path.exists() else None
+                if kind is not None:
+                    raise UsageError(
+                        f"{path} is {kind}, not a ledger file: --ledger reads a JSONL file. "
+                        "Copy the ledger to a file and pass that."
+                    )
                 raise UsageError(f"No ledger file at {path}. Check the path given to --ledger.")
         return LedgerSet(generic=named)
     found = LedgerSet(
