@@ -346,7 +346,7 @@ class _Cutter:
             if self.fits(start, first, MAX_CHUNK_LINES):
                 children[0] = (start, first_end, first_node)
                 inner = self.group(children, header_rows + own_header)
-            elif top > start:
+            else:
                 return self.long_lead(start, top, end, node, header_rows)
         return self.cover(inner, start, end, header_rows, header_rows + own_header)
 

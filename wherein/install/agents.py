@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from wherein.storage.paths import xdg_base
+
 __all__ = [
     "PROJECT",
     "REGISTRY",
@@ -110,8 +112,7 @@ def _home() -> Path:
 
 
 def _xdg_config() -> Path:
-    given = os.environ.get("XDG_CONFIG_HOME", "")  # ignored when relative, as XDG says
-    return Path(given) if os.path.isabs(given) else _home() / ".config"
+    return xdg_base("XDG_CONFIG_HOME", ".config", home=_home())
 
 
 def claude_folder() -> Path:

@@ -10,8 +10,11 @@ from pathlib import Path
 __all__ = ["data_home", "permission_refused", "refused_advice", "xdg_base"]
 
 
-def xdg_base(name: str, in_home: str, environ: Mapping[str, str] | None = None) -> Path:
-    """The XDG base directory `$name` when it is an absolute path, else `~/in_home`.
+def xdg_base(
+    name: str, in_home: str, environ: Mapping[str, str] | None = None, home: Path | None = None
+) -> Path:
+    """The XDG base directory `$name` when it is an absolute path, else `home/in_home` (the
+    user's home unless given).
 
     The XDG spec has a relative path there ignored: it names a folder of the current
     directory, a cloned repository's, whose `wherein/config.toml` would be taken for the
@@ -19,7 +22,7 @@ def xdg_base(name: str, in_home: str, environ: Mapping[str, str] | None = None) 
     """
     env = os.environ if environ is None else environ
     given = env.get(name, "")
-    return Path(given) if os.path.isabs(given) else Path.home() / in_home
+    return Path(given) if os.path.isabs(given) else (home or Path.home()) / in_home
 
 
 def data_home(environ: Mapping[str, str] | None = None) -> Path:
