@@ -96,17 +96,12 @@ class PieceTokenizer:
         if len(pieces) > CACHE_LIMIT:
             pieces.clear()
         parts = cut_pieces(text)
-        found = list(map(pieces.get, parts))
-        if None in found:
-            for number, ids in enumerate(found):
-                if ids is None:
-                    piece = parts[number]
-                    ids = pieces.get(piece)  # a piece new to the cache may come twice
-                    if ids is None:
-                        ids = pieces[piece] = [token.id for token in self.model.tokenize(piece)]
-                        self._learn(piece, ids)
-                    found[number] = ids
-        return list(chain.from_iterable(found))
+        # The new pieces, found in C rather than by a Python loop over every piece of a text
+        # that holds one (each text of a new process's first files does).
+        for piece in set(parts).difference(pieces):
+            ids = pieces[piece] = [token.id for token in self.model.tokenize(piece)]
+            self._learn(piece, ids)
+        return list(chain.from_iterable(map(pieces.__getitem__, parts)))
 
     def _learn(self, piece: str, ids: list[int]) -> None:
         if len(self._learned) < LEARNED_LIMIT and QUERY_PIECE.fullmatch(piece):
