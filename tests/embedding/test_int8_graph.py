@@ -10,6 +10,7 @@ import pytest
 
 from wherein.embedding import int8_graph, minilm
 from wherein.errors import EmbedderError
+from wherein.storage.paths import model_cache_dir
 
 TEXTS = [
     "where are retries handled",
@@ -42,7 +43,7 @@ def made(tmp_path_factory, bundled) -> Path:
 def _copy_cache(made: Path, tmp_path: Path, monkeypatch) -> Path:
     """This test's own cache holding `made` and its hash; returns the graph's path there."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    folder = int8_graph.cache_dir()
+    folder = model_cache_dir()
     folder.mkdir(parents=True)
     for suffix in ("", int8_graph.SHA256_SUFFIX):
         (folder / f"{made.name}{suffix}").write_bytes(Path(f"{made}{suffix}").read_bytes())
@@ -138,7 +139,7 @@ def test_its_vectors_stay_close_to_the_bundled_graphs(made, bundled):
 
 def test_what_a_killed_making_left_is_removed_by_the_next(bundled, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    folder = int8_graph.cache_dir()
+    folder = model_cache_dir()
     stale = folder / f"{int8_graph.SCRATCH_PREFIX}killed"
     (stale / "float32.onnx").parent.mkdir(parents=True)
     (stale / "float32.onnx").write_bytes(b"left behind")
@@ -157,4 +158,4 @@ def test_without_the_quantizer_the_error_says_what_to_install(bundled, tmp_path,
     monkeypatch.setitem(sys.modules, "onnxruntime.quantization", None)  # import fails
     with pytest.raises(EmbedderError, match="needs the onnx package"):
         int8_graph.int8_graph(*bundled)
-    assert not list(int8_graph.cache_dir().iterdir())  # nothing half made is left
+    assert not list(model_cache_dir().iterdir())  # nothing half made is left

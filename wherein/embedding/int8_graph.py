@@ -28,7 +28,7 @@ import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 from wherein.embedding.stamp import sha256_file, verified_sha256
@@ -36,8 +36,9 @@ from wherein.errors import EmbedderError
 from wherein.onnx_runtime import load_onnxruntime
 from wherein.safe_files import UnsafeFile, not_regular, read_regular, write_atomic
 from wherein.storage.aside import move_aside
+from wherein.storage.paths import model_cache_dir
 
-__all__ = ["RECIPE", "cache_dir", "int8_graph"]
+__all__ = ["RECIPE", "int8_graph"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,13 +54,6 @@ SCRATCH_PREFIX = ".making-"
 SCRATCH_STALE_S = 600
 
 
-def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """`$XDG_CACHE_HOME/wherein/models`, else `~/.cache/wherein/models`."""
-    from wherein.storage.paths import xdg_base
-
-    return xdg_base("XDG_CACHE_HOME", ".cache", environ) / "wherein" / "models"
-
-
 def int8_graph(bundled: Path, bundled_sha256: str) -> Path:
     """The int8 graph made from `bundled` (whose sha256 the caller verified): the cached
     file when it checks out, else one made now.
@@ -68,7 +62,7 @@ def int8_graph(bundled: Path, bundled_sha256: str) -> Path:
         EmbedderError: it cannot be made (no `onnx` package, a folder that cannot be
             written, a graph the quantizer refuses); the message says what to do.
     """
-    folder = cache_dir()
+    folder = model_cache_dir()
     target = folder / _file_name(bundled_sha256)
     if _checks_out(target):
         return target

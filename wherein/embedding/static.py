@@ -9,6 +9,7 @@ import numpy as np
 
 from wherein.embedding.base import EmbedderIdentity, normalize_rows
 from wherein.embedding.minilm import _package_dir
+from wherein.embedding.static_matrix import cached_float32, float32_path, keep_float32
 from wherein.errors import EmbedderError
 
 __all__ = ["StaticEmbedder", "query_from_pieces"]
@@ -50,27 +51,37 @@ class StaticEmbedder:
         package_dir = _package_dir("wordllama")
         weights = _weights_file(package_dir)
         tokenizer = package_dir / "tokenizers" / f"{CONFIG}_tokenizer_config.json"
+        wide = matrix = None
         try:
+            # The float32 copy this machine keeps (`static_matrix`), mapped if it checks out.
+            self._copy = float32_path(weights, TENSOR_KEY)
             with safe_open(str(weights), framework="np", device="cpu") as handle:
-                matrix = handle.get_tensor(TENSOR_KEY)
+                stored = handle.get_slice(TENSOR_KEY)
+                shape = tuple(stored.get_shape())
+                if len(shape) == 2 and shape[1] == DIMENSION:
+                    wide = cached_float32(self._copy, stored)
+                if wide is None:
+                    matrix = np.ascontiguousarray(handle.get_tensor(TENSOR_KEY))
             self.tokenizer = Tokenizer.from_file(str(tokenizer))
         except Exception as err:  # safetensors and tokenizers raise their own error types
             raise EmbedderError(
                 f"Cannot load WordLlama's bundled model from {package_dir}: {err}. "
                 "Reinstall it: pip install --force-reinstall wordllama."
             ) from err
-        if matrix.ndim != 2 or matrix.shape[1] != DIMENSION:
+        if len(shape) != 2 or shape[1] != DIMENSION:
             raise EmbedderError(
-                f"WordLlama's weights in {weights} have shape {matrix.shape}, not "
+                f"WordLlama's weights in {weights} have shape {shape}, not "
                 f"(vocabulary, {DIMENSION}). Reinstall it: pip install --force-reinstall "
                 "wordllama==0.4.0.post1."
             )
-        # Kept as stored (float16) until indexing has pooled a few batches: widening all
-        # 32,000 rows costs 20-40 ms (up to 136 ms on a machine slow to fault in new
-        # memory), more than a query or a one-file edit needs, while widening each text's
-        # rows as it is pooled made indexing's pooling 2-3x slower. Same float32 values.
-        self.matrix = np.ascontiguousarray(matrix)
-        self._wide: np.ndarray | None = None
+        self._rows = shape[0]
+        # Without the copy, kept as stored (float16) until indexing has pooled a few
+        # batches: widening all 32,000 rows costs 20-40 ms (up to 136 ms on a machine slow
+        # to fault in new memory), more than a query or a one-file edit needs, while
+        # widening each text's rows as it is pooled made indexing's pooling 2-3x slower.
+        # Same float32 values. The widening writes the copy for the processes after it.
+        self.matrix = matrix
+        self._wide: np.ndarray | None = wide
         self._pooled_in_batches = 0
         # `_pool` averages each text's own tokens, so a batch is never padded.
         self.tokenizer.no_padding()
@@ -123,7 +134,7 @@ class StaticEmbedder:
         if self._wide is None and len(token_ids) >= WIDEN_AT_TEXTS:
             self._pooled_in_batches += len(token_ids)
             if self._pooled_in_batches > WIDEN_AFTER_TEXTS:
-                self._wide = self.matrix.astype(np.float32)
+                self._wide = keep_float32(self._copy, self.matrix)
         wide = self._wide
         if wide is None:
             matrix = self.matrix
@@ -133,7 +144,7 @@ class StaticEmbedder:
         else:
             rows_of = wide.__getitem__
         out = np.zeros((len(token_ids), DIMENSION), dtype=np.float32)
-        last = len(self.matrix) - 1
+        last = self._rows - 1
         for row, ids in enumerate(token_ids):
             if ids:
                 out[row] = _mean_row(ids, rows_of, last)

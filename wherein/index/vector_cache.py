@@ -22,21 +22,18 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import mmap
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from wherein.safe_files import UnsafeFile, not_regular, open_regular
+from wherein.safe_files import not_regular
+from wherein.storage.arrays import read_array, write_array
 from wherein.storage.aside import move_aside
 
 __all__ = ["cache_exists", "discard_vector_cache", "load_vector_cache", "save_vector_cache"]
 
 CACHE_PREFIX = "vectors"
-# `np.save` writes a 128-byte header for these arrays; a longer one is not ours.
-MAX_HEADER_BYTES = 4096
 IDS_DTYPE = np.dtype(np.int64)
 MATRIX_DTYPE = np.dtype(np.float32)
 
@@ -59,58 +56,13 @@ def load_vector_cache(
     None: missing, damaged, of another shape or dtype, or not a regular file."""
     ids_path, matrix_path = _cache_paths(index_path, tier, key)
     rows, _ = shape
-    ids = _read_array(ids_path, IDS_DTYPE, (rows,), mapped=False)
+    ids = read_array(ids_path, IDS_DTYPE, (rows,), mapped=False)
     if ids is None or (rows > 1 and not bool(np.all(ids[1:] > ids[:-1]))):
         return None
-    matrix = _read_array(matrix_path, MATRIX_DTYPE, shape, mapped=True)
+    matrix = read_array(matrix_path, MATRIX_DTYPE, shape, mapped=True)
     if matrix is None:
         return None
     return ids, matrix
-
-
-def _read_array(
-    path: Path, dtype: np.dtype, shape: tuple[int, ...], *, mapped: bool
-) -> np.ndarray | None:
-    """The array at `path` if its header says exactly `dtype` and `shape` and the file holds
-    exactly that many bytes after it; mapped, not read, when `mapped`."""
-    size = int(np.prod(shape)) * dtype.itemsize
-    try:
-        handle = open_regular(path, max_bytes=MAX_HEADER_BYTES + size)
-    except UnsafeFile:
-        return None
-    if handle is None:
-        return None
-    with handle:
-        try:
-            version = np.lib.format.read_magic(handle)
-            if version == (1, 0):
-                header = np.lib.format.read_array_header_1_0(handle, MAX_HEADER_BYTES)
-            elif version == (2, 0):
-                header = np.lib.format.read_array_header_2_0(handle, MAX_HEADER_BYTES)
-            else:
-                return None
-            found_shape, fortran_order, found_dtype = header
-            offset = handle.tell()
-            if found_shape != shape or fortran_order or found_dtype != dtype:
-                return None
-            if os.fstat(handle.fileno()).st_size != offset + size:
-                return None
-            if mapped:
-                return _mapped(handle, dtype, offset, shape)
-            data = handle.read(size)
-        except (OSError, ValueError, SyntaxError, EOFError):
-            return None
-    return np.frombuffer(data, dtype=dtype).reshape(shape) if len(data) == size else None
-
-
-def _mapped(handle, dtype: np.dtype, offset: int, shape: tuple[int, ...]) -> np.ndarray:
-    """A read-only plain array over the file's pages from `offset`. Not `np.memmap`: each
-    index of that subclass runs Python code (40 us of a warm search of the standard library)."""
-    count = int(np.prod(shape))
-    if count == 0:
-        return np.zeros(shape, dtype=dtype)
-    pages = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    return np.frombuffer(pages, dtype=dtype, count=count, offset=offset).reshape(shape)
 
 
 def discard_vector_cache(index_path: Path, tier: str, key: str, notices: list[str]) -> None:
@@ -148,26 +100,16 @@ def save_vector_cache(
 ) -> None:
     """Write the cache and drop older ones; a read-only or full disk leaves none.
 
-    Each file is written under a fresh name (`mkstemp`, so no planted link is written
-    through) and renamed into place; not with `safe_files.write_atomic`, whose fsync a
-    cache does not need (lost in a crash, it costs one read) and a search would pay.
-    Anything but a regular file at a cache's name is moved aside first, said in `notices`.
+    Each file is written whole or not at all (`storage.arrays.write_array`). Anything but
+    a regular file at a cache's name is moved aside first, said in `notices`.
     """
     paths = _cache_paths(index_path, tier, key)
-    written: list[str] = []
     try:
         # The matrix first: a reader needs both files, and the ids appear last.
         for path, array in zip(reversed(paths), (matrix, ids), strict=True):
             _clear_the_way(path, notices)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            written.append(tmp)
-            with os.fdopen(fd, "wb") as handle:
-                np.save(handle, np.ascontiguousarray(array), allow_pickle=False)
-            os.replace(tmp, path)
+            write_array(path, array)
     except OSError:
-        for tmp in written:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
         return
     keep = {path.name for path in paths}
     for old in index_path.parent.glob(f"{CACHE_PREFIX}-{tier}-*.npy"):

@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["data_home", "permission_refused", "refused_advice", "xdg_base"]
+__all__ = ["data_home", "model_cache_dir", "permission_refused", "refused_advice", "xdg_base"]
 
 
 def xdg_base(
@@ -31,6 +31,12 @@ def data_home(environ: Mapping[str, str] | None = None) -> Path:
     if env.get("WHEREIN_HOME"):
         return Path(env["WHEREIN_HOME"]).expanduser()
     return xdg_base("XDG_DATA_HOME", ".local/share", env) / "wherein"
+
+
+def model_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_CACHE_HOME/wherein/models`, else `~/.cache/wherein/models`: what is made from the
+    bundled models once per machine, shared by every data home."""
+    return xdg_base("XDG_CACHE_HOME", ".cache", environ) / "wherein" / "models"
 
 
 # What SQLite says when a permission, not the disk, refused it (its error names, or its text
