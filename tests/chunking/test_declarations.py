@@ -414,10 +414,10 @@ CASES = {
         """
         trait Clock { def now(): Long }
         class Ledger { val precision = 2; def post(): Unit = { val local = 1 } }
-        object Ledger { def apply(): Ledger = new Ledger() }
+        object Ledger { def apply(): Ledger = new Ledger(); def ++(other: Ledger): Ledger = other }
         type Id = String
         """,
-        "Clock Clock.now Ledger Ledger.precision Ledger.post Ledger.apply Id",
+        "Clock Clock.now Ledger Ledger.precision Ledger.post Ledger.apply Ledger.++ Id",
     ),
     "bash": (
         "m.sh",

@@ -5,8 +5,9 @@
 (enum_definition name: (identifier) @name) @definition
 (type_definition name: (type_identifier) @name) @definition
 (given_definition name: (identifier) @name) @definition
-(function_definition name: (identifier) @name) @definition
-(function_declaration name: (identifier) @name) @definition
+; Operator methods (`def ++`, `def ::`) are named by the operator, as Haskell's are.
+(function_definition name: [(identifier) (operator_identifier)] @name) @definition
+(function_declaration name: [(identifier) (operator_identifier)] @name) @definition
 ; Members and top-level values; values local to a block are left out. Where they sit is
 ; tested by `#parent-type?` (wherein's own predicate), not by a pattern per parent: it
 ; compiles in two thirds of the time.
