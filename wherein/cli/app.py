@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from wherein.cli.arguments import clean_arguments
 from wherein.cli.output import drop_stdout, say
-from wherein.cli.parser import build_parser
+from wherein.cli.parser import build_parser, command_word
 from wherein.cli.roots import handle_roots
 from wherein.cli.search import (
     handle_eval,
@@ -62,9 +62,10 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 usage error, 1 other failure)."""
-    if (sys.argv[1:] if argv is None else list(argv)) == ["statusline"]:
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words == ["statusline"]:
         return handle_statusline(None)  # runs on every refresh of the agent's status bar
-    args = build_parser().parse_args(argv)
+    args = build_parser(command_word(words)).parse_args(words)
     try:
         clean_arguments(args)
         code = HANDLERS[args.command](args)
