@@ -9,8 +9,10 @@ at all, took 2.7 ms (2.0x, up to 150,000 rows; 1.8x at 384 dimensions).
 BLAS runs on one thread: a second gains little on a memory-bound product, and OpenBLAS's
 threads sleep between a resident server's queries, so waking them cost a warm search more
 than the product itself (6 ms of a 10 ms search of pydantic on a busy 2-core machine,
-against 0.03 ms on one thread). Either way every caller, fresh or resident, gets the same
-sums to the last bit for the same matrix.
+against 0.03 ms on one thread). The command line holds the whole process to one thread
+before numpy loads (`wherein.blas_threads`); elsewhere threadpoolctl holds each product.
+Either way every caller, fresh or resident, gets the same sums to the last bit for the same
+matrix.
 
 A resident search holds a large tier as `StackedRows` after a change: the rows it held
 that are still alive, then the rows added since. Its similarities are the same sums as
@@ -25,6 +27,7 @@ from functools import cache
 
 import numpy as np
 
+from wherein.blas_threads import fixed_at_one
 from wherein.errors import EmbedderError
 
 __all__ = [
@@ -154,6 +157,8 @@ def similarities(query: np.ndarray, matrix: np.ndarray | StackedRows) -> np.ndar
             return matrix.products(query)
         if can_stack(len(matrix), matrix.dtype):
             return np.einsum("ij,j->i", matrix, query)
+        if fixed_at_one():  # the whole process runs BLAS on one thread (`blas_threads`)
+            return matrix @ query
         with _blas().limit(limits=1, user_api="blas"):
             return matrix @ query
 
