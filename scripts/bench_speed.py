@@ -39,6 +39,7 @@ from measure import QUERIES as STDLIB_QUERIES
 from measure import copy_stdlib, percentile, run
 
 import wherein
+from wherein.blas_threads import VARIABLE, set_here
 from wherein.config import load_settings
 from wherein.embedding.registry import create_embedder, create_fast_embedder
 
@@ -57,11 +58,21 @@ WARM_REPEATS = 3
 
 
 def _wherein(args: list[str], home: Path, workspace: Path):
-    env = {**os.environ, "WHEREIN_HOME": str(home)}
+    env = {**_plain_environ(), "WHEREIN_HOME": str(home)}
     command = [sys.executable, "-m", "wherein.cli", *args, "--workspace", str(workspace)]
     # `python -m` puts its working folder first on the path: run it in the checkout this
     # script imported (PYTHONPATH's, when set), or another checkout's code would run.
     return run(command, env=env, cwd=CODE_ROOT)
+
+
+def _plain_environ() -> dict[str, str]:
+    """This process's environment as the user gave it, for the fresh processes timed: not the
+    one BLAS thread that importing bench_warm set for its warm searches (as `wherein serve`
+    starts), which each `wherein` run sets for itself."""
+    env = dict(os.environ)
+    if set_here():
+        env.pop(VARIABLE, None)
+    return env
 
 
 def _stats(values: list[float]) -> dict:
@@ -78,7 +89,7 @@ def _baselines(runs: int) -> dict:
     out = {}
     for name, code in (("python", "pass"), ("import numpy", "import numpy")):
         walls = [
-            run([sys.executable, "-c", code], env=dict(os.environ)).wall_s for _ in range(runs)
+            run([sys.executable, "-c", code], env=_plain_environ()).wall_s for _ in range(runs)
         ]
         out[name] = _stats(walls)
     return out

@@ -27,10 +27,14 @@ import threading
 import time
 from pathlib import Path
 
-from measure import QUERIES, percentile
+from wherein.blas_threads import one_thread_from_the_start
 
-from wherein.resident import ResidentIndex
-from wherein.search import run_search
+one_thread_from_the_start()  # as `wherein serve` starts: BLAS on one thread, set before numpy
+
+from measure import QUERIES, percentile  # noqa: E402
+
+from wherein.resident import ResidentIndex  # noqa: E402
+from wherein.search import run_search  # noqa: E402
 
 DEFAULT_BENCH_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "bench"
 REPEATS = 2

@@ -18,7 +18,7 @@ import os
 import sys
 from functools import cache
 
-__all__ = ["VARIABLE", "fixed_at_one", "one_thread_from_the_start"]
+__all__ = ["VARIABLE", "fixed_at_one", "one_thread_from_the_start", "set_here"]
 
 VARIABLE = "OPENBLAS_NUM_THREADS"
 _set_before_numpy = False
@@ -34,6 +34,12 @@ def one_thread_from_the_start() -> None:
         return
     os.environ[VARIABLE] = "1"
     _set_before_numpy = True
+
+
+def set_here() -> bool:
+    """Whether `one_thread_from_the_start` set the variable in this process, so that a child
+    process would inherit it where its user did not set it."""
+    return _set_before_numpy
 
 
 @cache
