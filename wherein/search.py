@@ -36,6 +36,7 @@ from wherein.scope import Scope, resolve_scope
 from wherein.search_models import SearchModels
 from wherein.search_request import SearchRequest, build_request
 from wherein.search_steps import SearchSteps, no_expansion
+from wherein.storage.room import low_room
 from wherein.text_match import EXACT, TextMatch
 from wherein.tier_view import TierView, tier_coverage
 from wherein.untrusted import echo
@@ -325,6 +326,9 @@ def _search_index(
                         f"The last 'wherein index' could not embed with the configured model: "
                         f"{failure}"
                     )
+                room = low_room(Path(store.path).parent, pending_chunks)
+                if room:  # a run stopped by a full disk could not keep its reason
+                    warnings.append(room)
         finally:
             release(ranked)
             if resident is None:

@@ -27,6 +27,7 @@ def handle_status(args: argparse.Namespace) -> int:
     from wherein.index.status import read_status
     from wherein.roots import configured_roots
     from wherein.scope import marker_names, resolve_scope
+    from wherein.storage.room import low_room
 
     choice = workspace_choice(args)
     workspace = choice.path
@@ -53,8 +54,10 @@ def handle_status(args: argparse.Namespace) -> int:
     status["embedder"] = embedder.to_json()
     status["endpoint_error"] = embedder.error
     failure = index.embed_failure(configured_model(settings)) if index.readable else None
+    room = low_room(index.index_path.parent, index.pending_chunks) if index.readable else None
     if index.readable:
         status["embed_failure"] = failure
+        status["low_disk"] = room
     if args.json:
         dump(status)
         return 0
@@ -73,6 +76,8 @@ def handle_status(args: argparse.Namespace) -> int:
     show(f"embedder   {index.embedder or '(none yet)'}")
     if failure and index.pending_chunks:
         show(f"failed     the last 'wherein index' could not embed: {failure}")
+    if room:
+        show(f"disk       {room}")
     if _made_by_another_model(index.embedder, embedder):
         show(
             "note       the configured model is another: searches rank by the fast tier and "
