@@ -1,4 +1,4 @@
-"""A disk too full for the waiting vectors is said by `status` and by a search, while it is.
+"""A disk too full for the waiting vectors is said by `status`, the MCP status and a search.
 
 A run stopped by a full disk cannot keep its reason in the index it failed to write, so the
 disk itself is asked. A real small disk: a 64 MB tmpfs mounted in a mount namespace of the
@@ -35,6 +35,14 @@ with open(os.path.join(sys.argv[1], 'filler'), 'wb') as f:
 run status --json > "$OUT/full.json"
 run status > "$OUT/full.txt"
 run search "add a route" --json > "$OUT/search.json"
+"$PYTHON" -c "
+import json, sys
+from pathlib import Path
+from wherein.config import load_settings
+from wherein.plugin.status import describe_status
+fields, lines = describe_status(Path(sys.argv[1]), load_settings(Path(sys.argv[1])), False)
+print(json.dumps({'index': fields['index'], 'lines': lines}))
+" "$REPO" > "$OUT/mcp.json"
 rm "$MNT/filler"
 run status --json > "$OUT/freed.json"
 """
@@ -81,6 +89,8 @@ def test_status_and_search_say_the_disk_is_too_full_while_it_is(tmp_path):
     assert "disk       The disk holding" in (out / "full.txt").read_text()
     warnings = json.loads((out / "search.json").read_text())["warnings"]
     assert full["low_disk"] in warnings
+    agent = json.loads((out / "mcp.json").read_text())  # the MCP status action's blocks
+    assert agent["index"]["low_disk"] == full["low_disk"] and full["low_disk"] in agent["lines"]
 
     freed = json.loads((out / "freed.json").read_text())
     assert freed["low_disk"] is None

@@ -221,6 +221,7 @@ _INDEX = _strict(
         "pending": _PENDING,
         "embedder": _NULLABLE_STRING,
         "size_bytes": _COUNT,
+        "low_disk": _NULLABLE_STRING,
         "error": {"type": "string"},
     },
     ["exists", "path"],

@@ -13,6 +13,7 @@ from wherein.config import Settings
 from wherein.embedding.probe import EmbedderStatus, describe_embedder, refused_embedder
 from wherein.errors import ConfigError
 from wherein.index.status import IndexStatus, read_status
+from wherein.storage.room import low_room
 
 __all__ = ["describe_status"]
 
@@ -31,6 +32,8 @@ def describe_status(workspace: Path, settings: Settings, building: bool) -> tupl
         _index_sentence(index, building),
         _embedding_sentence(embedding),
     ]
+    if index.get("low_disk"):
+        lines.append(index["low_disk"])
     return {"index": index, "embedding": embedding}, lines
 
 
@@ -48,6 +51,7 @@ def _index_fields(status: IndexStatus) -> dict[str, Any]:
             "embedder": status.embedder,
             "size_bytes": status.size_bytes,
             "pending": {"files": status.pending_files, "chunks": status.pending_chunks},
+            "low_disk": low_room(status.index_path.parent, status.pending_chunks),
         }
     return index
 
