@@ -998,3 +998,24 @@ def test_every_part_of_a_long_test_is_named_after_it_and_no_part_of_other_code_i
     assert len(code) > 2 and len(tests) > 2
     assert [chunk.symbols for chunk in code[1:]] == [()] * (len(code) - 1)
     assert all(in_test_module(chunk.symbols) for chunk in tests), [c.symbols for c in tests]
+
+
+# One declaration of several names: each is named, not the first alone.
+SEVERAL_DECLARATORS = {
+    "java": ("A.java", "class A {\n  int x, y;\n  static final int LOW = 1, HIGH = 2;\n}\n"),
+    "c": ("a.c", "int alpha, beta;\nstatic int gamma = 1, delta = 2;\n"),
+    "cpp": ("a.cpp", "int g1, g2;\n"),
+    "go": ("a.go", "package a\n\nvar x, y int\n"),
+}
+SEVERAL_NAMED = {
+    "java": ["A", "A.x", "A.y", "A.LOW", "A.HIGH"],
+    "c": ["alpha", "beta", "gamma", "delta"],
+    "cpp": ["g1", "g2"],
+    "go": ["x", "y"],
+}
+
+
+@pytest.mark.parametrize("language", sorted(SEVERAL_DECLARATORS))
+def test_every_declarator_of_one_declaration_is_named(language):
+    path, source = SEVERAL_DECLARATORS[language]
+    assert symbols_of(path, source) == SEVERAL_NAMED[language]

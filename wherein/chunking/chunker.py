@@ -627,7 +627,10 @@ def declarations(root, query, depth: int = MAX_DECLARATION_DEPTH) -> list[Declar
     (scripts/bench_queries.py compares two queries by them)."""
     from tree_sitter import QueryCursor
 
-    names: dict[int, tuple[str, object]] = {}
+    # Each declaration node's names, the pattern that named it first and that name's node.
+    # The same pattern naming it again at another declarator (`int x, y;`, `var a, b int`)
+    # adds that name (`_another_declarator`); any other name for it is left out.
+    names: dict[int, tuple[list[str], object, int, object]] = {}
     # The ids of the nodes some pattern captured as @namespace, and as @prototype.
     namespaces: set[int] = set()
     prototypes: set[int] = set()
@@ -636,7 +639,7 @@ def declarations(root, query, depth: int = MAX_DECLARATION_DEPTH) -> list[Declar
     imports: set[int] = set()
     cursor = QueryCursor(query)
     cursor.set_max_start_depth(depth)
-    for _pattern, captures in cursor.matches(root, predicate=_predicate):
+    for pattern, captures in cursor.matches(root, predicate=_predicate):
         definition = captures.get("definition")
         if "import" in captures:
             imports.add(captures["import"][0].id)
@@ -665,35 +668,65 @@ def declarations(root, query, depth: int = MAX_DECLARATION_DEPTH) -> list[Declar
             # Ruby `def self.x`) names the type in an optional @receiver capture.
             if receiver:
                 text = f"{receiver[0].text.decode('utf-8', errors='replace')}.{text}"
-            names.setdefault(node.id, (text, node))
+            known = names.setdefault(node.id, ([], node, pattern, name[0]))
+            if not known[0] or (
+                known[2] == pattern
+                and text not in known[0]
+                and _another_declarator(known[3], name[0])
+            ):
+                known[0].append(text)
     # What encloses each declaration, by byte ranges: in a syntax tree a node's range lies
     # within its ancestors' and no other's (of two alike, the one with more below it is
     # outer). Walking `.parent` instead cost time cubic in the nesting (tree-sitter finds a
     # parent from the root down): 28 s for 1,000 nested JavaScript functions.
     ordered = sorted(
-        (named for node_id, named in names.items() if node_id not in imports),
+        (named[:2] for node_id, named in names.items() if node_id not in imports),
         key=lambda named: (named[1].start_byte, -named[1].end_byte, -named[1].descendant_count),
     )
     found = []
     open_: list[tuple[int, list[str]]] = []  # (end byte, qualified path) of what encloses
-    for text, node in ordered:
+    for texts, node in ordered:
         while open_ and open_[-1][0] < node.end_byte:
             open_.pop()
         # The innermost few enclosing names qualify it: whole paths, copied at each level,
         # took memory square in the nesting (20,000 nested `@implementation`s: 5 GB).
-        path = [*open_[-1][1][1 - MAX_QUALIFIERS :], text] if open_ else [text]
-        found.append(
-            Declaration(
-                node.start_point.row,
-                ".".join(path),
-                len(open_),
-                namespace=node.id in namespaces,
-                prototype=node.id in prototypes,
+        outer = open_[-1][1][1 - MAX_QUALIFIERS :] if open_ else []
+        for text in texts:
+            found.append(
+                Declaration(
+                    node.start_point.row,
+                    ".".join([*outer, text]),
+                    len(open_),
+                    namespace=node.id in namespaces,
+                    prototype=node.id in prototypes,
+                )
             )
-        )
-        open_.append((node.end_byte, path))
+        # What it encloses is qualified by its first name (`int x, y;` encloses nothing).
+        open_.append((node.end_byte, [*outer, texts[0]]))
     found.sort(key=lambda d: (d.row, d.depth))
     return found
+
+
+def _another_declarator(first, other) -> bool:
+    """Whether the name node `other` stands where `first` does, in another declarator of one
+    declaration: the same field of the same parent (C's `int x, y;`, Go's `var x, y int`), or
+    a parent of its own of the first's kind (Java's `variable_declarator`s). Not an
+    identifier elsewhere in it that an unanchored pattern also matched (the `Circle` of
+    Dart's `static final Circle origin = Circle.zero();`)."""
+    if other.type != first.type or other.parent is None or first.parent is None:
+        return False
+    if other.parent.id != first.parent.id:
+        return other.parent.type == first.parent.type
+    return _field_of(first) is not None and _field_of(first) == _field_of(other)
+
+
+def _field_of(node) -> str | None:
+    """The field `node` holds in its parent (None: no field, or no parent)."""
+    parent = node.parent
+    for index, child in enumerate(parent.children):
+        if child.id == node.id:
+            return parent.field_name_for_child(index)
+    return None
 
 
 def _unqualified(node) -> tuple[list, list | None]:

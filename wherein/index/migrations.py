@@ -163,18 +163,18 @@ def m008_rechunk_code(conn: sqlite3.Connection) -> None:
 def m009_rechunk_documented_code(conn: sqlite3.Connection) -> None:
     """Every file but markdown is chunked again, as this release chunks it: a declaration's doc
     comment opens its first part (a comment too long to share one is cut into parts that name
-    what they document, as prototypes); a declaration without a body is a prototype in Java,
-    C#, Kotlin, Swift, Rust, TypeScript, PHP, Scala, Dart and Go (TypeScript's method
-    signatures and Go's interface methods are named now); Java's fields and constants and
-    PHP's and Kotlin's properties are named; a Zig constant that only imports or aliases is
-    no name, and a Zig test is named `test."..."` (every part of a long test, Rust's too, is
-    named after it); Perl, Erlang, OCaml, Nim and Clojure name their declarations, and Scala
-    its operator methods; Nim and ClojureScript files are no longer plain text; OCaml
-    interfaces are read with their own grammar; a Swift or Objective-C file whose `#if` the
-    grammar could not place keeps its names, and so does a Bash function a parse error
-    swallowed; a file whose header says it was generated is skipped; a part's header says
-    each row once. Each file is marked changed; a chunk keeps its vectors wherever its
-    embedded text is the same."""
+    what they document, as prototypes); a declaration without a body is a prototype in Java, C#,
+    Kotlin, Swift, Rust, TypeScript, PHP, Scala, Dart and Go (TypeScript's method signatures and
+    Go's interface methods are named now); Java's fields and constants and PHP's and Kotlin's
+    properties are named; a Zig constant that only imports or aliases is no name, and a Zig test
+    is named `test."..."` (every part of a long test, Rust's too, is named after it); Perl,
+    Erlang, OCaml, Nim and Clojure name their declarations, and Scala its operator methods;
+    every declarator of `int x, y;` is named; Nim and ClojureScript files are no longer plain
+    text; OCaml interfaces are read with their own grammar; a Swift or Objective-C file whose
+    `#if` the grammar could not place keeps its names, and so does a Bash function a parse error
+    swallowed; a file whose header says it was generated is skipped; a part's header says each
+    row once. Each file is marked changed; a chunk keeps its vectors wherever its embedded text
+    is the same."""
     conn.execute("UPDATE files SET sha256 = '', mtime_ns = -1 WHERE language != 'markdown'")
 
 

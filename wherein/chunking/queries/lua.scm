@@ -13,10 +13,11 @@
 (assignment_statement
   (variable_list name: (identifier) @name)
   (expression_list value: (function_definition))) @definition
-; File-level locals: the module table and its constants.
+; File-level locals: the module table and its constants. The first name alone: a line of
+; several (`local pairs, insert = pairs, table.insert`) aliases what is declared elsewhere.
 (chunk
   (variable_declaration
-    (assignment_statement (variable_list name: (identifier) @name)) @definition))
+    (assignment_statement (variable_list . name: (identifier) @name)) @definition))
 ; A module bound to a name (`local json = require "cjson"`): no declaration of its own.
 (assignment_statement
   (expression_list
