@@ -221,3 +221,14 @@ def test_declarations_nested_past_any_code_are_not_looked_for(grammar, opener, c
     found = declarations(tree.root_node, definition_query(grammar))
     assert found[0].row == 0
     assert 0 < len(found) < MAX_DECLARATION_DEPTH
+
+
+def test_a_declaration_of_sixty_thousand_names_keeps_the_first_few():
+    # Each further declarator's name is compared with the first's place in the declaration:
+    # past MAX_SYMBOLS names it is not, and the place is looked for among the first children
+    # only. Scanning all 120,000 children for each name held this file for minutes.
+    from wherein.chunking.chunker import MAX_SYMBOLS
+
+    source = "int " + ", ".join(f"a{i}" for i in range(60_000)) + ";\n"
+    _language, chunks = chunk("many.c", source)
+    assert chunks[0].symbols == tuple(f"a{i}" for i in range(MAX_SYMBOLS))

@@ -54,6 +54,8 @@ SLIVER_LINES = 3
 # what came before it, and joins that.
 CLOSERS = ("}", ")", "]", '"""', "'''", "end", "@end", "#endif", "fi", "esac", "done")
 MAX_SYMBOLS = 16
+# How many of a declaration's children are looked through for a declarator's name.
+FIELD_SCAN_CHILDREN = 8 * MAX_SYMBOLS
 # A name is qualified by at most this many names in all, the innermost (C++ code nests
 # namespaces, classes and methods seven deep).
 MAX_QUALIFIERS = 10
@@ -670,7 +672,8 @@ def declarations(root, query, depth: int = MAX_DECLARATION_DEPTH) -> list[Declar
                 text = f"{receiver[0].text.decode('utf-8', errors='replace')}.{text}"
             known = names.setdefault(node.id, ([], node, pattern, name[0]))
             if not known[0] or (
-                known[2] == pattern
+                len(known[0]) < MAX_SYMBOLS  # a chunk keeps no more; and `_field_of` scans
+                and known[2] == pattern
                 and text not in known[0]
                 and _another_declarator(known[3], name[0])
             ):
@@ -721,10 +724,12 @@ def _another_declarator(first, other) -> bool:
 
 
 def _field_of(node) -> str | None:
-    """The field `node` holds in its parent (None: no field, or no parent)."""
+    """The field `node` holds in its parent; None for no field, or for a node past the parent's
+    first FIELD_SCAN_CHILDREN children (a declaration's first MAX_SYMBOLS names lie well
+    within them, and one of 60,000 declarators must not be scanned whole for each)."""
     parent = node.parent
-    for index, child in enumerate(parent.children):
-        if child.id == node.id:
+    for index in range(min(parent.child_count, FIELD_SCAN_CHILDREN)):
+        if parent.child(index).id == node.id:
             return parent.field_name_for_child(index)
     return None
 
