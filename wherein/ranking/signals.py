@@ -311,9 +311,12 @@ def _penalty(query: _Query, batch: CandidateBatch, scores: np.ndarray) -> None:
     penalties = np.array([path_penalty(path, wants) for path in batch.paths])
     scores *= penalties[batch.file_of]
     if "test" not in wants:
-        for position in range(len(batch)):
-            symbols = batch.place(position)[3]
-            if penalties[batch.file_of[position]] == 1.0 and in_test_module(symbols):
+        # Only where the path did not already count it less: one array step, then a place
+        # looked up for each of those (a Python step each for every candidate was 0.2 ms of
+        # a warm search of the standard library).
+        place = batch.place
+        for position in np.flatnonzero(penalties[batch.file_of] == 1.0).tolist():
+            if in_test_module(place(position)[3]):
                 scores[position] *= TEST_PENALTY
     if query.copies:
         words = {w.lower() for w in re.findall(r"\w+", query.text)}
