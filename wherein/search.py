@@ -326,7 +326,7 @@ def _search_index(
                         f"The last 'wherein index' could not embed with the configured model: "
                         f"{failure}"
                     )
-                room = low_room(Path(store.path).parent, pending_chunks)
+                room = low_room(request.index_directory, pending_chunks)
                 if room:  # a run stopped by a full disk could not keep its reason
                     warnings.append(room)
         finally:

@@ -720,7 +720,8 @@ def _another_declarator(first, other) -> bool:
         return False
     if other.parent.id != first.parent.id:
         return other.parent.type == first.parent.type
-    return _field_of(first) is not None and _field_of(first) == _field_of(other)
+    field = _field_of(first)
+    return field is not None and field == _field_of(other)
 
 
 def _field_of(node) -> str | None:
